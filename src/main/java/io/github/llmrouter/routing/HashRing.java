@@ -1,0 +1,85 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.util.Arrays;
+
+/**
+ * The consistent-hash ring of one membership snapshot: sorted 64-bit points, each owned by a
+ * replica. A replica's points depend only on its id and weight (point {@code v} of replica {@code
+ * id} is {@code xxh64(id, seed = v)}), so every client that knows the same replicas builds the same
+ * ring, and adding or removing a replica moves only the keys of the points it adds or removes.
+ * Immutable; built when membership changes.
+ */
+final class HashRing {
+  private final long[] points;
+  private final int[] owners;
+
+  private HashRing(long[] points, int[] owners) {
+    this.points = points;
+    this.owners = owners;
+  }
+
+  static HashRing build(ReplicaSet replicas, int pointsPerWeight) {
+    int total = 0;
+    int[] counts = new int[replicas.size()];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = pointsOf(replicas.get(i), pointsPerWeight);
+      total += counts[i];
+    }
+    // Sort (hash, owner) pairs by hash; equal hashes (astronomically rare) tie-break on replica
+    // id so that every client resolves them identically, whatever its snapshot order.
+    long[] hashes = new long[total];
+    int[] order = new int[total];
+    int[] ownerOf = new int[total];
+    int p = 0;
+    for (int i = 0; i < counts.length; i++) {
+      String id = replicas.get(i).id();
+      for (int v = 0; v < counts[i]; v++) {
+        hashes[p] = Hashing.xxh64(id, v);
+        ownerOf[p] = i;
+        order[p] = p;
+        p++;
+      }
+    }
+    Integer[] boxed = new Integer[total];
+    for (int k = 0; k < total; k++) boxed[k] = order[k];
+    Arrays.sort(boxed, (a, b) -> {
+      int c = Long.compare(hashes[a], hashes[b]);
+      return c != 0 ? c : replicas.get(ownerOf[a]).id().compareTo(replicas.get(ownerOf[b]).id());
+    });
+    long[] points = new long[total];
+    int[] owners = new int[total];
+    for (int k = 0; k < total; k++) {
+      points[k] = hashes[boxed[k]];
+      owners[k] = ownerOf[boxed[k]];
+    }
+    return new HashRing(points, owners);
+  }
+
+  static int pointsOf(Replica replica, int pointsPerWeight) {
+    return (int) Math.max(1, Math.round(replica.weight() * pointsPerWeight));
+  }
+
+  /** The position of the first point at or clockwise after {@code key}. */
+  int positionOf(long key) {
+    int i = Arrays.binarySearch(points, key);
+    if (i < 0) i = -i - 1;
+    return i == points.length ? 0 : i;
+  }
+
+  /** The replica owning the point at {@code position}, taken modulo the ring size. */
+  int ownerAt(int position) {
+    return owners[position];
+  }
+
+  /** The number of points. */
+  int size() {
+    return points.length;
+  }
+
+  /** The replica owning {@code key}: the owner of the first point clockwise from it. */
+  int ownerOf(long key) {
+    return owners[positionOf(key)];
+  }
+}

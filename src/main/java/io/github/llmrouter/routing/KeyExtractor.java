@@ -1,0 +1,56 @@
+package io.github.llmrouter.routing;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Computes the 64-bit ring key of a request for {@link PrefixHash}.
+ *
+ * <p>Every client of a fleet must compute the same key for the same request, so an extractor must
+ * be a pure function of the request (no per-client state, no randomness).
+ */
+@FunctionalInterface
+public interface KeyExtractor {
+  /** The default number of prompt characters hashed into the key: {@value}. */
+  int DEFAULT_PREFIX_CHARS = 100;
+
+  /** The ring key of {@code request}. Must be fast and allocation-free where possible. */
+  long key(RoutingRequest request);
+
+  /**
+   * The default extractor: the model name, then the request's explicit {@link
+   * RoutingRequest#routingKey() routing key} if it has one, otherwise the first {@code prefixChars}
+   * characters of its prompt. Hashes the characters in place (XXH64), without copying them.
+   *
+   * @throws IllegalArgumentException if {@code prefixChars < 1}
+   */
+  static KeyExtractor prefix(int prefixChars) {
+    if (prefixChars < 1) {
+      throw new IllegalArgumentException("prefixChars must be >= 1, got " + prefixChars);
+    }
+    return request -> {
+      long seed = Hashing.xxh64(request.model(), 0);
+      String explicit = request.routingKey();
+      if (explicit != null) return Hashing.xxh64(explicit, ~seed);
+      CharSequence prompt = request.prompt();
+      if (prompt == null) return seed;
+      return Hashing.xxh64(prompt, 0, Math.min(prefixChars, prompt.length()), seed);
+    };
+  }
+
+  /**
+   * An extractor that hashes the model name and whatever text {@code key} returns for a request
+   * (for example a session id taken from the request's explicit routing key or its prompt). A
+   * {@code null} text hashes the model alone.
+   */
+  static KeyExtractor of(Function<RoutingRequest, @Nullable CharSequence> key) {
+    requireNonNull(key, "key");
+    return request -> {
+      long seed = Hashing.xxh64(request.model(), 0);
+      CharSequence text = key.apply(request);
+      return text == null ? seed : Hashing.xxh64(text, ~seed);
+    };
+  }
+}

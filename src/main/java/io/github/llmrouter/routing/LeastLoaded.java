@@ -1,0 +1,91 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Each request to the replica with the fewest requests in flight per unit of weight.
+ *
+ * <p>{@link #powerOfTwoChoices(long)} (the default) samples two distinct replicas at random and
+ * takes the less loaded: nearly as balanced as a full scan, without herding every client onto the
+ * same momentarily idle replica. {@link #fullScan()} examines every replica, ties broken by a
+ * rotating start. Failover after the first pick goes to the least loaded replica not yet tried.
+ */
+public final class LeastLoaded implements RoutingPolicy {
+  private final boolean fullScan;
+  private final long seed;
+
+  private LeastLoaded(boolean fullScan, long seed) {
+    this.fullScan = fullScan;
+    this.seed = seed;
+  }
+
+  /** Power of two choices, sampling with the given seed (repeatable in simulations). */
+  public static LeastLoaded powerOfTwoChoices(long seed) {
+    return new LeastLoaded(false, seed);
+  }
+
+  /** Power of two choices seeded from the clock. */
+  public static LeastLoaded powerOfTwoChoices() {
+    return new LeastLoaded(false, System.nanoTime());
+  }
+
+  /** A full scan of every replica for each request. */
+  public static LeastLoaded fullScan() {
+    return new LeastLoaded(true, 0);
+  }
+
+  @Override
+  public ReplicaPicker newPicker(ReplicaSet replicas) {
+    double[] weights = Rankings.weights(replicas);
+    AtomicLong state = new AtomicLong(seed);
+    return (request, load) -> new LeastLoadedRanking(weights, load, state, fullScan);
+  }
+
+  @Override
+  public String name() {
+    return fullScan ? "LeastLoaded(full scan)" : "LeastLoaded";
+  }
+
+  private static final class LeastLoadedRanking implements Ranking {
+    private final double[] weights;
+    private final LoadView load;
+    private final AtomicLong random;
+    private final boolean fullScan;
+    private final SeenSet seen = new SeenSet();
+    private int returned;
+
+    LeastLoadedRanking(double[] weights, LoadView load, AtomicLong random, boolean fullScan) {
+      this.weights = weights;
+      this.load = load;
+      this.random = random;
+      this.fullScan = fullScan;
+    }
+
+    @Override
+    public int next() {
+      int n = weights.length;
+      if (returned == n) return -1;
+      long r = Rankings.splitMix(random);
+      int pick;
+      if (returned == 0 && !fullScan && n > 1) {
+        int a = (int) Math.floorMod(r, (long) n);
+        int b = (int) Math.floorMod(r >>> 32, (long) (n - 1));
+        if (b >= a) b++;
+        pick = load.inFlight(b) / weights[b] < load.inFlight(a) / weights[a] ? b : a;
+      } else {
+        pick = Rankings.leastLoaded(load, weights, seen, (int) Math.floorMod(r, (long) n));
+      }
+      seen.add(pick, n);
+      returned++;
+      return pick;
+    }
+
+    @Override
+    public String reason() {
+      if (returned > 1) return "failover: least loaded of the rest";
+      return fullScan ? "least loaded (full scan)" : "less loaded of two random choices";
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.github.llmrouter.routing;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.replica.ReplicaSet;
+
+/**
+ * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL), the default policy.
+ *
+ * <p><b>Key.</b> A request's ring key is a hash of its model name and the first {@link
+ * Builder#prefixChars(int) prefixChars} characters of its first user message (completions: of the
+ * prompt), or of its explicit routing key; see {@link KeyExtractor#prefix(int)}. Requests that share
+ * a system prompt and opening message share a key, so they reach the replica whose KV cache
+ * already holds that prefix.
+ *
+ * <p><b>Ring.</b> Each replica owns {@code round(weight × pointsPerWeight)} points (256 per unit of
+ * weight by default) placed by hashing its id. The ring depends on replica ids and weights only, so
+ * independent clients rank every key identically.
+ *
+ * <p><b>Bounded load.</b> With {@code total} requests in flight from this client, replica {@code
+ * i} is <em>within bound</em> while {@code inFlight(i) ≤ c × (total + 1) × weight(i) / Σweight}
+ * ({@code c} = {@link Builder#loadFactor(double) loadFactor}, 1.25 by default). Rank 0 is the first
+ * replica within bound walking clockwise from the key. Later ranks (the failover order) continue
+ * the walk with distinct replicas, again taking only replicas within bound at the time of the
+ * retry, so a retry lands on the key's next ring neighbour. Once the walk has gone all the way
+ * round, the remaining replicas follow by least load per unit of weight.
+ */
+public final class PrefixHash implements RoutingPolicy {
+  /** Default load factor {@code c}: {@value}. */
+  public static final double DEFAULT_LOAD_FACTOR = 1.25;
+  /** Default ring points per unit of replica weight: {@value}. */
+  public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
+
+  private final KeyExtractor keyExtractor;
+  private final double loadFactor;
+  private final int pointsPerWeight;
+
+  private PrefixHash(Builder b) {
+    this.keyExtractor = b.keyExtractor != null ? b.keyExtractor : KeyExtractor.prefix(b.prefixChars);
+    this.loadFactor = b.loadFactor;
+    this.pointsPerWeight = b.pointsPerWeight;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The load factor {@code c}. */
+  public double loadFactor() {
+    return loadFactor;
+  }
+
+  @Override
+  public ReplicaPicker newPicker(ReplicaSet replicas) {
+    requireNonNull(replicas, "replicas");
+    if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
+    return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor);
+  }
+
+  @Override
+  public String name() {
+    return "PrefixHash";
+  }
+
+  @Override
+  public String toString() {
+    return "PrefixHash{loadFactor=" + loadFactor + ", pointsPerWeight=" + pointsPerWeight + '}';
+  }
+
+  static final class Picker implements ReplicaPicker {
+    final HashRing ring;
+    private final KeyExtractor keyExtractor;
+    /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
+    private final double[] boundShare;
+    private final double[] weights;
+
+    Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor) {
+      this.ring = ring;
+      this.keyExtractor = keyExtractor;
+      this.weights = Rankings.weights(replicas);
+      this.boundShare = new double[weights.length];
+      for (int i = 0; i < weights.length; i++) {
+        boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
+      }
+    }
+
+    @Override
+    public Ranking rank(RoutingRequest request, LoadView load) {
+      return new RingRanking(this, load, ring.positionOf(keyExtractor.key(request)));
+    }
+
+    /** The replica owning the request's key, ignoring load (for tests and explanations). */
+    int ownerOf(RoutingRequest request) {
+      return ring.ownerOf(keyExtractor.key(request));
+    }
+  }
+
+  private static final class RingRanking implements Ranking {
+    private final Picker picker;
+    private final LoadView load;
+    private final int start;
+    private final SeenSet seen = new SeenSet();
+    private int walked;
+    private int returned;
+    private String reason = "";
+
+    RingRanking(Picker picker, LoadView load, int start) {
+      this.picker = picker;
+      this.load = load;
+      this.start = start;
+    }
+
+    @Override
+    public int next() {
+      int n = picker.weights.length;
+      if (returned == n) return -1;
+      HashRing ring = picker.ring;
+      int size = ring.size();
+      double totalPlusOne = load.totalInFlight() + 1.0;
+      boolean skippedOverBound = false;
+      while (walked < size) {
+        int position = start + walked;
+        if (position >= size) position -= size;
+        int owner = ring.ownerAt(position);
+        walked++;
+        if (seen.contains(owner)) continue;
+        if (load.inFlight(owner) <= picker.boundShare[owner] * totalPlusOne) {
+          reason = returned > 0 ? "failover: next ring replica within load bound"
+              : walked == 1 ? "key owner on the ring, within load bound"
+              : "key owner over load bound: next ring replica within bound";
+          return take(owner, n);
+        }
+        // Over bound now; it stays eligible for the least-loaded tail after the full walk.
+        skippedOverBound = true;
+      }
+      int least = Rankings.leastLoaded(load, picker.weights, seen, start % n);
+      reason = skippedOverBound || returned == 0 ? "no replica within load bound: least loaded"
+          : "failover: least loaded of the rest";
+      return take(least, n);
+    }
+
+    private int take(int index, int n) {
+      seen.add(index, n);
+      returned++;
+      return index;
+    }
+
+    @Override
+    public String reason() {
+      return reason;
+    }
+  }
+
+  /** Builds a {@link PrefixHash}. Not thread-safe. */
+  public static final class Builder {
+    private int prefixChars = KeyExtractor.DEFAULT_PREFIX_CHARS;
+    private double loadFactor = DEFAULT_LOAD_FACTOR;
+    private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
+    private KeyExtractor keyExtractor;
+
+    private Builder() {}
+
+    /**
+     * Characters of the first user message (or prompt) hashed into the key; at least 1, default
+     * {@value KeyExtractor#DEFAULT_PREFIX_CHARS}. Ignored when a {@link #keyExtractor} is set.
+     */
+    public Builder prefixChars(int prefixChars) {
+      this.prefixChars = prefixChars;
+      return this;
+    }
+
+    /**
+     * The bound {@code c} on a replica's share of in-flight load relative to the mean, in [1.0,
+     * 100]; default {@value #DEFAULT_LOAD_FACTOR}. Lower spreads load more evenly at the cost of
+     * affinity; higher keeps affinity under skew.
+     */
+    public Builder loadFactor(double loadFactor) {
+      this.loadFactor = loadFactor;
+      return this;
+    }
+
+    /** Ring points per unit of replica weight, in [1, 4096]; default {@value #DEFAULT_POINTS_PER_WEIGHT}. */
+    public Builder pointsPerWeight(int pointsPerWeight) {
+      this.pointsPerWeight = pointsPerWeight;
+      return this;
+    }
+
+    /** Replaces the key extractor (for example to key on a session id). */
+    public Builder keyExtractor(KeyExtractor keyExtractor) {
+      this.keyExtractor = requireNonNull(keyExtractor, "keyExtractor");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the first knob out of range */
+    public PrefixHash build() {
+      if (prefixChars < 1) {
+        throw new IllegalArgumentException("PrefixHash.prefixChars must be >= 1, got " + prefixChars);
+      }
+      if (!(loadFactor >= 1.0 && loadFactor <= 100.0)) {
+        throw new IllegalArgumentException("PrefixHash.loadFactor must be in [1.0, 100], got "
+            + loadFactor);
+      }
+      if (pointsPerWeight < 1 || pointsPerWeight > 4096) {
+        throw new IllegalArgumentException("PrefixHash.pointsPerWeight must be in [1, 4096], got "
+            + pointsPerWeight);
+      }
+      return new PrefixHash(this);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.load.LoadView;
+
+/** Shared pieces of the built-in rankings. */
+final class Rankings {
+  private Rankings() {}
+
+  /**
+   * The unseen replica with the least in-flight load per unit of weight, ties broken towards the
+   * lowest index at or after {@code start}; -1 if every replica was seen.
+   */
+  static int leastLoaded(LoadView load, double[] weights, SeenSet seen, int start) {
+    int n = weights.length;
+    int best = -1;
+    double bestLoad = Double.MAX_VALUE;
+    for (int k = 0; k < n; k++) {
+      int i = start + k;
+      if (i >= n) i -= n;
+      if (seen.contains(i)) continue;
+      double l = load.inFlight(i) / weights[i];
+      if (l < bestLoad) {
+        bestLoad = l;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  static double[] weights(io.github.llmrouter.replica.ReplicaSet replicas) {
+    double[] w = new double[replicas.size()];
+    for (int i = 0; i < w.length; i++) w[i] = replicas.get(i).weight();
+    return w;
+  }
+
+  /** SplitMix64 step: a thread-safe, seedable source of well-mixed 64-bit values. */
+  static long splitMix(java.util.concurrent.atomic.AtomicLong state) {
+    return Hashing.mix64(state.addAndGet(0x9E3779B97F4A7C15L));
+  }
+}

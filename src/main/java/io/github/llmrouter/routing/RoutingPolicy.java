@@ -1,0 +1,54 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.replica.ReplicaSet;
+
+/**
+ * How to choose a replica for a request: the routing SPI.
+ *
+ * <p>A policy turns each membership snapshot into an immutable {@link ReplicaPicker} (off the
+ * request path, when membership changes); the picker ranks replicas for each request. Rank 0 is
+ * tried first; the following ranks are the failover order.
+ *
+ * <pre>{@code
+ * RoutingPolicy affinity = PrefixHash.builder().prefixChars(200).loadFactor(1.25).build();
+ * RoutingPolicy baseline = RoutingPolicy.roundRobin();
+ * }</pre>
+ *
+ * <p>Built-in policies: {@link PrefixHash} (the default: consistent hashing with bounded loads),
+ * {@link #roundRobin()}, {@link #random(long)}, {@link LeastLoaded}.
+ */
+public interface RoutingPolicy {
+  /**
+   * The picker for {@code replicas}. Called once per membership change; may be expensive (the
+   * prefix-hash ring is built here). {@code replicas} is never empty.
+   */
+  ReplicaPicker newPicker(ReplicaSet replicas);
+
+  /** A short name for reports and events, such as {@code "PrefixHash"}. */
+  default String name() {
+    return getClass().getSimpleName();
+  }
+
+  /** {@link PrefixHash} with its defaults. */
+  static RoutingPolicy prefixHash() {
+    return PrefixHash.builder().build();
+  }
+
+  /** Each request to the next replica in turn; failover continues in the same order. */
+  static RoutingPolicy roundRobin() {
+    return new RoundRobin();
+  }
+
+  /**
+   * Each request to a uniformly random replica; failover continues from there in snapshot order.
+   * Seeded so that simulations are repeatable.
+   */
+  static RoutingPolicy random(long seed) {
+    return new RandomPick(seed);
+  }
+
+  /** {@link #random(long)} with a seed drawn from the clock. */
+  static RoutingPolicy random() {
+    return new RandomPick(System.nanoTime());
+  }
+}
