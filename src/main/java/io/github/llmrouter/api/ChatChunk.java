@@ -1,0 +1,124 @@
+package io.github.llmrouter.api;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One {@code chat.completion.chunk} of a streamed chat completion. The last chunk of a stream may
+ * carry only {@link #usage()} (when the server honours {@code stream_options.include_usage}).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class ChatChunk {
+  @JsonProperty("id")
+  private @Nullable String id;
+
+  @JsonProperty("model")
+  private @Nullable String model;
+
+  @JsonProperty("created")
+  private long created;
+
+  @JsonProperty("choices")
+  private List<Delta> choices = List.of();
+
+  @JsonProperty("usage")
+  private @Nullable Usage usage;
+
+  private Map<String, Object> extra = JsonExtras.none();
+
+  private ChatChunk() {}
+
+  public @Nullable String id() {
+    return id;
+  }
+
+  public @Nullable String model() {
+    return model;
+  }
+
+  public long created() {
+    return created;
+  }
+
+  public List<Delta> choices() {
+    return choices;
+  }
+
+  public @Nullable Usage usage() {
+    return usage;
+  }
+
+  /** The text this chunk adds to the first choice; empty if none. */
+  public String text() {
+    if (choices.isEmpty() || choices.get(0).delta() == null) return "";
+    String t = choices.get(0).delta().text();
+    return t == null ? "" : t;
+  }
+
+  /** Fields this type does not model. */
+  @JsonAnyGetter
+  public Map<String, Object> extra() {
+    return JsonExtras.view(extra);
+  }
+
+  @JsonAnySetter
+  private void putExtra(String field, Object value) {
+    extra = JsonExtras.put(extra, field, value);
+  }
+
+  @Override
+  public String toString() {
+    return "ChatChunk{id=" + id + ", choices=" + choices.size() + ", usage=" + usage + '}';
+  }
+
+  /** One choice's increment. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static final class Delta {
+    @JsonProperty("index")
+    private int index;
+
+    @JsonProperty("delta")
+    private @Nullable ChatMessage delta;
+
+    @JsonProperty("finish_reason")
+    private @Nullable String finishReason;
+
+    private Map<String, Object> extra = JsonExtras.none();
+
+    private Delta() {}
+
+    public int index() {
+      return index;
+    }
+
+    /** The increment: a role on the first chunk, then pieces of content. */
+    public @Nullable ChatMessage delta() {
+      return delta;
+    }
+
+    public @Nullable String finishReason() {
+      return finishReason;
+    }
+
+    /** Fields this type does not model. */
+    @JsonAnyGetter
+    public Map<String, Object> extra() {
+      return JsonExtras.view(extra);
+    }
+
+    @JsonAnySetter
+    private void putExtra(String field, Object value) {
+      extra = JsonExtras.put(extra, field, value);
+    }
+
+    @Override
+    public String toString() {
+      return "Delta{index=" + index + ", finishReason=" + finishReason + '}';
+    }
+  }
+}

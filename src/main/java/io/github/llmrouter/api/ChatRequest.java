@@ -1,0 +1,229 @@
+package io.github.llmrouter.api;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An OpenAI-compatible chat completion request. Immutable; build one with {@link #builder(String)}.
+ *
+ * <pre>{@code
+ * ChatRequest request = ChatRequest.builder("llama-3.1-8b")
+ *     .message(ChatMessage.system("You are terse."))
+ *     .message(ChatMessage.user("Name three primes."))
+ *     .maxTokens(64)
+ *     .extra("top_k", 40)              // any field the server understands, sent as is
+ *     .build();
+ * }</pre>
+ *
+ * <p>The client decides whether a call streams: do not set {@code stream} yourself. The
+ * {@link Builder#routingKey(String) routing key} is used for routing only and never sent.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class ChatRequest {
+  @JsonProperty("model")
+  private final String model;
+
+  @JsonProperty("messages")
+  private final List<ChatMessage> messages;
+
+  @JsonProperty("max_tokens")
+  private final @Nullable Integer maxTokens;
+
+  @JsonProperty("temperature")
+  private final @Nullable Double temperature;
+
+  @JsonProperty("top_p")
+  private final @Nullable Double topP;
+
+  @JsonProperty("n")
+  private final @Nullable Integer n;
+
+  @JsonProperty("stop")
+  private final @Nullable List<String> stop;
+
+  @JsonProperty("seed")
+  private final @Nullable Long seed;
+
+  @JsonProperty("user")
+  private final @Nullable String user;
+
+  private final Map<String, Object> extra;
+  private final transient @Nullable String routingKey;
+
+  private ChatRequest(Builder b) {
+    this.model = b.model;
+    this.messages = List.copyOf(b.messages);
+    this.maxTokens = b.maxTokens;
+    this.temperature = b.temperature;
+    this.topP = b.topP;
+    this.n = b.n;
+    this.stop = b.stop == null ? null : List.copyOf(b.stop);
+    this.seed = b.seed;
+    this.user = b.user;
+    this.extra = JsonExtras.copy(b.extra);
+    this.routingKey = b.routingKey;
+  }
+
+  /** A builder for a request to {@code model}. */
+  public static Builder builder(String model) {
+    return new Builder(model);
+  }
+
+  public String model() {
+    return model;
+  }
+
+  public List<ChatMessage> messages() {
+    return messages;
+  }
+
+  public @Nullable Integer maxTokens() {
+    return maxTokens;
+  }
+
+  public @Nullable Double temperature() {
+    return temperature;
+  }
+
+  /** Extra top-level fields sent as they are (vLLM's {@code top_k}, {@code min_p}, …). */
+  @JsonAnyGetter
+  public Map<String, Object> extra() {
+    return extra;
+  }
+
+  /** The explicit affinity key, if set; never sent to the server. */
+  public @Nullable String routingKey() {
+    return routingKey;
+  }
+
+  /** The text of the first {@code user} message: what prefix routing keys on. */
+  public @Nullable String firstUserText() {
+    for (ChatMessage m : messages) {
+      if ("user".equals(m.role())) return m.text();
+    }
+    return null;
+  }
+
+  /** A builder initialised from this request. */
+  public Builder toBuilder() {
+    Builder b = new Builder(model);
+    b.messages.addAll(messages);
+    b.maxTokens = maxTokens;
+    b.temperature = temperature;
+    b.topP = topP;
+    b.n = n;
+    b.stop = stop;
+    b.seed = seed;
+    b.user = user;
+    b.extra.putAll(extra);
+    b.routingKey = routingKey;
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "ChatRequest{model=" + model + ", messages=" + messages.size()
+        + (extra.isEmpty() ? "" : ", extra=" + extra.keySet()) + '}';
+  }
+
+  /** Builds a {@link ChatRequest}. Not thread-safe. */
+  public static final class Builder {
+    private final String model;
+    private final List<ChatMessage> messages = new ArrayList<>();
+    private @Nullable Integer maxTokens;
+    private @Nullable Double temperature;
+    private @Nullable Double topP;
+    private @Nullable Integer n;
+    private @Nullable List<String> stop;
+    private @Nullable Long seed;
+    private @Nullable String user;
+    private final Map<String, Object> extra = new LinkedHashMap<>();
+    private @Nullable String routingKey;
+
+    private Builder(String model) {
+      this.model = requireNonNull(model, "model");
+      if (model.isBlank()) throw new IllegalArgumentException("model must not be blank");
+    }
+
+    public Builder message(ChatMessage message) {
+      messages.add(requireNonNull(message, "message"));
+      return this;
+    }
+
+    public Builder messages(List<ChatMessage> messages) {
+      for (ChatMessage m : requireNonNull(messages, "messages")) message(m);
+      return this;
+    }
+
+    public Builder maxTokens(int maxTokens) {
+      if (maxTokens < 1) throw new IllegalArgumentException("maxTokens must be >= 1, got " + maxTokens);
+      this.maxTokens = maxTokens;
+      return this;
+    }
+
+    public Builder temperature(double temperature) {
+      this.temperature = temperature;
+      return this;
+    }
+
+    public Builder topP(double topP) {
+      this.topP = topP;
+      return this;
+    }
+
+    public Builder n(int n) {
+      this.n = n;
+      return this;
+    }
+
+    public Builder stop(List<String> stop) {
+      this.stop = List.copyOf(stop);
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Builder user(String user) {
+      this.user = requireNonNull(user, "user");
+      return this;
+    }
+
+    /**
+     * Adds a top-level field the typed API does not model; sent untouched. Values may be strings,
+     * numbers, booleans, lists and maps (or anything Jackson can write).
+     *
+     * @throws IllegalArgumentException for {@code stream}, which the client controls
+     */
+    public Builder extra(String field, Object value) {
+      Requests.checkExtra(field, value);
+      extra.put(field, value);
+      return this;
+    }
+
+    /**
+     * An explicit affinity key (a session or conversation id) used by prefix routing instead of
+     * the prompt prefix. Never sent to the server.
+     */
+    public Builder routingKey(String routingKey) {
+      this.routingKey = requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    /** @throws IllegalStateException if no message was added */
+    public ChatRequest build() {
+      if (messages.isEmpty()) throw new IllegalStateException("a chat request needs at least one message");
+      return new ChatRequest(this);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package io.github.llmrouter.api;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An OpenAI-compatible {@code chat.completion} response. Fields the server sent that this type does
+ * not model are kept in {@link #extra()}.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class ChatResponse {
+  @JsonProperty("id")
+  private @Nullable String id;
+
+  @JsonProperty("object")
+  private @Nullable String object;
+
+  @JsonProperty("created")
+  private long created;
+
+  @JsonProperty("model")
+  private @Nullable String model;
+
+  @JsonProperty("choices")
+  private List<Choice> choices = List.of();
+
+  @JsonProperty("usage")
+  private @Nullable Usage usage;
+
+  private Map<String, Object> extra = JsonExtras.none();
+
+  private ChatResponse() {}
+
+  public @Nullable String id() {
+    return id;
+  }
+
+  public @Nullable String model() {
+    return model;
+  }
+
+  /** Creation time in epoch seconds, as the server reported it. */
+  public long created() {
+    return created;
+  }
+
+  public List<Choice> choices() {
+    return choices;
+  }
+
+  /** Token counts, or null if the server sent none. */
+  public @Nullable Usage usage() {
+    return usage;
+  }
+
+  /** The text of the first choice's message, or null. */
+  public @Nullable String text() {
+    return choices.isEmpty() || choices.get(0).message() == null ? null
+        : choices.get(0).message().text();
+  }
+
+  /** Fields this type does not model (for example vLLM's {@code prompt_logprobs}). */
+  @JsonAnyGetter
+  public Map<String, Object> extra() {
+    return JsonExtras.view(extra);
+  }
+
+  @JsonAnySetter
+  private void putExtra(String field, Object value) {
+    extra = JsonExtras.put(extra, field, value);
+  }
+
+  @Override
+  public String toString() {
+    return "ChatResponse{id=" + id + ", model=" + model + ", choices=" + choices.size()
+        + ", usage=" + usage + '}';
+  }
+
+  /** One generated alternative. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static final class Choice {
+    @JsonProperty("index")
+    private int index;
+
+    @JsonProperty("message")
+    private @Nullable ChatMessage message;
+
+    @JsonProperty("finish_reason")
+    private @Nullable String finishReason;
+
+    private Map<String, Object> extra = JsonExtras.none();
+
+    private Choice() {}
+
+    public int index() {
+      return index;
+    }
+
+    public @Nullable ChatMessage message() {
+      return message;
+    }
+
+    /** {@code stop}, {@code length}, {@code tool_calls}, … or null. */
+    public @Nullable String finishReason() {
+      return finishReason;
+    }
+
+    /** Fields this type does not model (for example {@code logprobs}). */
+    @JsonAnyGetter
+    public Map<String, Object> extra() {
+      return JsonExtras.view(extra);
+    }
+
+    @JsonAnySetter
+    private void putExtra(String field, Object value) {
+      extra = JsonExtras.put(extra, field, value);
+    }
+
+    @Override
+    public String toString() {
+      return "Choice{index=" + index + ", finishReason=" + finishReason + '}';
+    }
+  }
+}

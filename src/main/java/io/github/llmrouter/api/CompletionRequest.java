@@ -1,0 +1,150 @@
+package io.github.llmrouter.api;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An OpenAI-compatible (legacy) text completion request. Immutable; build one with {@link
+ * #builder(String, String)}. Prefix routing keys on the beginning of the prompt.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class CompletionRequest {
+  @JsonProperty("model")
+  private final String model;
+
+  @JsonProperty("prompt")
+  private final String prompt;
+
+  @JsonProperty("max_tokens")
+  private final @Nullable Integer maxTokens;
+
+  @JsonProperty("temperature")
+  private final @Nullable Double temperature;
+
+  @JsonProperty("top_p")
+  private final @Nullable Double topP;
+
+  @JsonProperty("stop")
+  private final @Nullable List<String> stop;
+
+  @JsonProperty("seed")
+  private final @Nullable Long seed;
+
+  private final Map<String, Object> extra;
+  private final transient @Nullable String routingKey;
+
+  private CompletionRequest(Builder b) {
+    this.model = b.model;
+    this.prompt = b.prompt;
+    this.maxTokens = b.maxTokens;
+    this.temperature = b.temperature;
+    this.topP = b.topP;
+    this.stop = b.stop;
+    this.seed = b.seed;
+    this.extra = JsonExtras.copy(b.extra);
+    this.routingKey = b.routingKey;
+  }
+
+  /** A builder for a completion of {@code prompt} by {@code model}. */
+  public static Builder builder(String model, String prompt) {
+    return new Builder(model, prompt);
+  }
+
+  public String model() {
+    return model;
+  }
+
+  public String prompt() {
+    return prompt;
+  }
+
+  public @Nullable Integer maxTokens() {
+    return maxTokens;
+  }
+
+  /** Extra top-level fields sent as they are. */
+  @JsonAnyGetter
+  public Map<String, Object> extra() {
+    return extra;
+  }
+
+  /** The explicit affinity key, if set; never sent to the server. */
+  public @Nullable String routingKey() {
+    return routingKey;
+  }
+
+  @Override
+  public String toString() {
+    return "CompletionRequest{model=" + model + ", promptChars=" + prompt.length()
+        + (extra.isEmpty() ? "" : ", extra=" + extra.keySet()) + '}';
+  }
+
+  /** Builds a {@link CompletionRequest}. Not thread-safe. */
+  public static final class Builder {
+    private final String model;
+    private final String prompt;
+    private @Nullable Integer maxTokens;
+    private @Nullable Double temperature;
+    private @Nullable Double topP;
+    private @Nullable List<String> stop;
+    private @Nullable Long seed;
+    private final Map<String, Object> extra = new LinkedHashMap<>();
+    private @Nullable String routingKey;
+
+    private Builder(String model, String prompt) {
+      this.model = requireNonNull(model, "model");
+      this.prompt = requireNonNull(prompt, "prompt");
+      if (model.isBlank()) throw new IllegalArgumentException("model must not be blank");
+    }
+
+    public Builder maxTokens(int maxTokens) {
+      if (maxTokens < 1) throw new IllegalArgumentException("maxTokens must be >= 1, got " + maxTokens);
+      this.maxTokens = maxTokens;
+      return this;
+    }
+
+    public Builder temperature(double temperature) {
+      this.temperature = temperature;
+      return this;
+    }
+
+    public Builder topP(double topP) {
+      this.topP = topP;
+      return this;
+    }
+
+    public Builder stop(List<String> stop) {
+      this.stop = List.copyOf(stop);
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** Adds a top-level field sent untouched; see {@link ChatRequest.Builder#extra}. */
+    public Builder extra(String field, Object value) {
+      Requests.checkExtra(field, value);
+      extra.put(field, value);
+      return this;
+    }
+
+    /** An explicit affinity key used by prefix routing instead of the prompt; never sent. */
+    public Builder routingKey(String routingKey) {
+      this.routingKey = requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    public CompletionRequest build() {
+      return new CompletionRequest(this);
+    }
+  }
+}

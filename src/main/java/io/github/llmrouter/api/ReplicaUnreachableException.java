@@ -1,0 +1,17 @@
+package io.github.llmrouter.api;
+
+/**
+ * Connecting to a replica, or reading its response before any data reached the caller, failed:
+ * refused or reset connections, unknown hosts, TLS failures, a response cut short.
+ */
+public final class ReplicaUnreachableException extends LlmException {
+  public ReplicaUnreachableException(String replicaId, Throwable cause) {
+    super("replica " + replicaId + " unreachable: " + cause.getClass().getSimpleName()
+        + (cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")"), replicaId, cause);
+  }
+
+  @Override
+  public boolean isRetryable() {
+    return true;
+  }
+}

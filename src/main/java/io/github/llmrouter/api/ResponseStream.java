@@ -1,0 +1,48 @@
+package io.github.llmrouter.api;
+
+import java.util.Iterator;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * A streamed response: chunks in arrival order, read on the caller's thread. Close it (or exhaust
+ * it) to release the connection; use it with try-with-resources:
+ *
+ * <pre>{@code
+ * try (ResponseStream<ChatChunk> stream = client.chatStream(request)) {
+ *   for (ChatChunk chunk : stream) System.out.print(chunk.text());
+ * }
+ * }</pre>
+ *
+ * <p>The first chunk has already arrived when the client hands out a stream, so failures before
+ * it were retried on other replicas. A break after it throws {@link StreamInterruptedException}
+ * from {@code hasNext()}/{@code next()}; an idle gap longer than the configured stream idle timeout
+ * throws {@link LlmTimeoutException}. Not thread-safe: one consumer reads it.
+ *
+ * @param <T> the chunk type
+ */
+public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
+  /** The chunks; may be called once. */
+  @Override
+  Iterator<T> iterator();
+
+  /** The id of the replica serving this stream. */
+  String replicaId();
+
+  /** Stops reading and releases the connection. Idempotent. */
+  @Override
+  void close();
+
+  /**
+   * The chunks as a sequential {@link Stream}; closing that stream closes this one, so use it in
+   * try-with-resources too.
+   */
+  default Stream<T> stream() {
+    return StreamSupport.stream(
+            Spliterators.spliteratorUnknownSize(iterator(), Spliterator.ORDERED | Spliterator.NONNULL),
+            false)
+        .onClose(this::close);
+  }
+}

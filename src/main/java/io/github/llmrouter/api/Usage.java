@@ -1,0 +1,67 @@
+package io.github.llmrouter.api;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Token counts a server reports for a call: prompt, completion, total, and prompt tokens served
+ * from the server's prefix cache ({@code prompt_tokens_details.cached_tokens}) when it says so.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class Usage {
+  @JsonProperty("prompt_tokens")
+  private long promptTokens;
+
+  @JsonProperty("completion_tokens")
+  private long completionTokens;
+
+  @JsonProperty("total_tokens")
+  private long totalTokens;
+
+  @JsonProperty("prompt_tokens_details")
+  private @Nullable Map<String, Object> promptTokensDetails;
+
+  private Map<String, Object> extra = JsonExtras.none();
+
+  private Usage() {}
+
+  public long promptTokens() {
+    return promptTokens;
+  }
+
+  public long completionTokens() {
+    return completionTokens;
+  }
+
+  public long totalTokens() {
+    return totalTokens;
+  }
+
+  /** Prompt tokens the server took from its prefix cache, or -1 if it did not report them. */
+  public long cachedTokens() {
+    if (promptTokensDetails == null) return -1;
+    Object cached = promptTokensDetails.get("cached_tokens");
+    return cached instanceof Number ? ((Number) cached).longValue() : -1;
+  }
+
+  /** Fields this type does not model. */
+  @JsonAnyGetter
+  public Map<String, Object> extra() {
+    return JsonExtras.view(extra);
+  }
+
+  @JsonAnySetter
+  private void putExtra(String field, Object value) {
+    extra = JsonExtras.put(extra, field, value);
+  }
+
+  @Override
+  public String toString() {
+    return "Usage{prompt=" + promptTokens + ", completion=" + completionTokens + ", total="
+        + totalTokens + (cachedTokens() >= 0 ? ", cached=" + cachedTokens() : "") + '}';
+  }
+}

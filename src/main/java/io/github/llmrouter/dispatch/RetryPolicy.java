@@ -1,0 +1,255 @@
+package io.github.llmrouter.dispatch;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * When and how to try again: attempts, backoff, {@code Retry-After}, and the retry budget.
+ * Immutable; build one with {@link #builder()}.
+ *
+ * <p>Every retry goes to the next replica of the request's ranking that has not been tried yet
+ * (failover), after an exponential backoff with jitter. Retryable: connection failures and resets
+ * before a response, timeouts before a response (not the call's own deadline), malformed answers,
+ * and HTTP statuses in {@link Builder#retryableStatuses(Set) retryableStatuses}. A {@code
+ * Retry-After} header lengthens the backoff, up to {@link Builder#maxRetryAfter(Duration)
+ * maxRetryAfter}.
+ *
+ * <p>The retry budget stops retry storms: each call earns {@link Builder#budgetRatio(double)
+ * budgetRatio} of a retry token, each retry spends one, and at most {@value #MAX_SAVED_TOKENS}
+ * tokens are saved; besides, {@link Builder#minRetriesPerSecond(int) minRetriesPerSecond}
+ * retries are always allowed so that a quiet client can still fail over. When the fleet fails
+ * every request, retries stay near that ratio of the traffic instead of multiplying it by the
+ * attempt count (the scheme Finagle uses).
+ */
+public final class RetryPolicy {
+  /** Default attempts per call, the first included: {@value}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 3;
+  /** Default first backoff: 50 ms. */
+  public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(50);
+  /** Default longest backoff: 2 s. */
+  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(2);
+  /** Default backoff growth per retry: {@value}. */
+  public static final double DEFAULT_MULTIPLIER = 2.0;
+  /** Default jitter: each backoff is drawn from ±{@value} of its nominal value. */
+  public static final double DEFAULT_JITTER = 0.2;
+  /** Default cap on an honoured {@code Retry-After}: 10 s. */
+  public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(10);
+  /** Default retries earned per call: {@value}. */
+  public static final double DEFAULT_BUDGET_RATIO = 0.2;
+  /** Default retries per second allowed regardless of the ratio: {@value}. */
+  public static final int DEFAULT_MIN_RETRIES_PER_SECOND = 10;
+  /** The most retry tokens the budget saves up: {@value}. */
+  public static final int MAX_SAVED_TOKENS = 100;
+  /** Default retryable statuses: 408, 429, 500, 502, 503, 504. */
+  public static final Set<Integer> DEFAULT_RETRYABLE_STATUSES = Set.of(408, 429, 500, 502, 503, 504);
+
+  private final int maxAttempts;
+  private final Duration initialBackoff;
+  private final Duration maxBackoff;
+  private final double multiplier;
+  private final double jitter;
+  private final Duration maxRetryAfter;
+  private final double budgetRatio;
+  private final int minRetriesPerSecond;
+  private final Set<Integer> retryableStatuses;
+  private final IntervalFunction backoff;
+
+  private RetryPolicy(Builder b) {
+    this.maxAttempts = b.maxAttempts;
+    this.initialBackoff = b.initialBackoff;
+    this.maxBackoff = b.maxBackoff;
+    this.multiplier = b.multiplier;
+    this.jitter = b.jitter;
+    this.maxRetryAfter = b.maxRetryAfter;
+    this.budgetRatio = b.budgetRatio;
+    this.minRetriesPerSecond = b.minRetriesPerSecond;
+    this.retryableStatuses = Set.copyOf(b.retryableStatuses);
+    this.backoff = jitter == 0
+        ? IntervalFunction.ofExponentialBackoff(initialBackoff, multiplier, maxBackoff)
+        : IntervalFunction.ofExponentialRandomBackoff(initialBackoff, multiplier, jitter, maxBackoff);
+  }
+
+  /** The defaults: 3 attempts, 50 ms doubling to 2 s with ±20% jitter, 20% budget. */
+  public static RetryPolicy defaults() {
+    return builder().build();
+  }
+
+  /** One attempt, never a retry. */
+  public static RetryPolicy disabled() {
+    return builder().maxAttempts(1).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  public Duration initialBackoff() {
+    return initialBackoff;
+  }
+
+  public Duration maxBackoff() {
+    return maxBackoff;
+  }
+
+  public Duration maxRetryAfter() {
+    return maxRetryAfter;
+  }
+
+  public double budgetRatio() {
+    return budgetRatio;
+  }
+
+  public int minRetriesPerSecond() {
+    return minRetriesPerSecond;
+  }
+
+  public Set<Integer> retryableStatuses() {
+    return retryableStatuses;
+  }
+
+  /** Whether {@code status} is worth another attempt. */
+  public boolean isRetryableStatus(int status) {
+    return retryableStatuses.contains(status);
+  }
+
+  /** Whether {@code failure} is worth another attempt on another replica. */
+  boolean isRetryable(LlmException failure) {
+    if (failure instanceof ReplicaHttpException) {
+      return isRetryableStatus(((ReplicaHttpException) failure).status());
+    }
+    return failure.isRetryable();
+  }
+
+  /** The wait before retry number {@code retry} (1 = the first retry), honouring Retry-After. */
+  long backoffNanos(int retry, LlmException failure) {
+    long nanos = Duration.ofMillis(backoff.apply(retry)).toNanos();
+    if (failure instanceof ReplicaHttpException) {
+      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
+      if (retryAfter != null) {
+        long capped = Math.min(retryAfter.toNanos(), maxRetryAfter.toNanos());
+        nanos = Math.max(nanos, capped);
+      }
+    }
+    return nanos;
+  }
+
+  @Override
+  public String toString() {
+    return "RetryPolicy{maxAttempts=" + maxAttempts + ", backoff=" + initialBackoff + ".."
+        + maxBackoff + " x" + multiplier + " ±" + jitter + ", maxRetryAfter=" + maxRetryAfter
+        + ", budgetRatio=" + budgetRatio + ", minRetriesPerSecond=" + minRetriesPerSecond
+        + ", retryableStatuses=" + new TreeSet<>(retryableStatuses) + '}';
+  }
+
+  /** Builds a {@link RetryPolicy}; {@link #build()} validates every knob. Not thread-safe. */
+  public static final class Builder {
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
+    private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
+    private double multiplier = DEFAULT_MULTIPLIER;
+    private double jitter = DEFAULT_JITTER;
+    private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+    private double budgetRatio = DEFAULT_BUDGET_RATIO;
+    private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
+    private Set<Integer> retryableStatuses = DEFAULT_RETRYABLE_STATUSES;
+
+    private Builder() {}
+
+    /** Attempts per call including the first, in [1, 10]; default {@value #DEFAULT_MAX_ATTEMPTS}. */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** The first backoff, in [0, 1 min]; default 50 ms. */
+    public Builder initialBackoff(Duration initialBackoff) {
+      this.initialBackoff = initialBackoff;
+      return this;
+    }
+
+    /** The longest backoff, in [initialBackoff, 5 min]; default 2 s. */
+    public Builder maxBackoff(Duration maxBackoff) {
+      this.maxBackoff = maxBackoff;
+      return this;
+    }
+
+    /** Backoff growth per retry, in [1.0, 10]; default {@value #DEFAULT_MULTIPLIER}. */
+    public Builder multiplier(double multiplier) {
+      this.multiplier = multiplier;
+      return this;
+    }
+
+    /** Jitter as a fraction of the backoff, in [0, 1); default {@value #DEFAULT_JITTER}. */
+    public Builder jitter(double jitter) {
+      this.jitter = jitter;
+      return this;
+    }
+
+    /** The longest {@code Retry-After} honoured, in [0, 10 min]; default 10 s. */
+    public Builder maxRetryAfter(Duration maxRetryAfter) {
+      this.maxRetryAfter = maxRetryAfter;
+      return this;
+    }
+
+    /** Retry tokens earned per call, in [0, 1]; default {@value #DEFAULT_BUDGET_RATIO}. */
+    public Builder budgetRatio(double budgetRatio) {
+      this.budgetRatio = budgetRatio;
+      return this;
+    }
+
+    /** Retries per second always allowed, in [0, 10000]; default {@value #DEFAULT_MIN_RETRIES_PER_SECOND}. */
+    public Builder minRetriesPerSecond(int minRetriesPerSecond) {
+      this.minRetriesPerSecond = minRetriesPerSecond;
+      return this;
+    }
+
+    /** The HTTP statuses worth another attempt; default 408, 429, 500, 502, 503, 504. */
+    public Builder retryableStatuses(Set<Integer> retryableStatuses) {
+      this.retryableStatuses = Set.copyOf(retryableStatuses);
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the first knob out of range */
+    public RetryPolicy build() {
+      check(maxAttempts >= 1 && maxAttempts <= 10, "maxAttempts", "[1, 10]", maxAttempts);
+      check(initialBackoff != null && !initialBackoff.isNegative()
+          && initialBackoff.compareTo(Duration.ofMinutes(1)) <= 0,
+          "initialBackoff", "[0, 1 min]", initialBackoff);
+      check(maxBackoff != null && maxBackoff.compareTo(initialBackoff) >= 0
+          && maxBackoff.compareTo(Duration.ofMinutes(5)) <= 0,
+          "maxBackoff", "[initialBackoff, 5 min]", maxBackoff);
+      check(multiplier >= 1.0 && multiplier <= 10.0, "multiplier", "[1.0, 10]", multiplier);
+      check(jitter >= 0 && jitter < 1.0, "jitter", "[0, 1)", jitter);
+      check(maxRetryAfter != null && !maxRetryAfter.isNegative()
+          && maxRetryAfter.compareTo(Duration.ofMinutes(10)) <= 0,
+          "maxRetryAfter", "[0, 10 min]", maxRetryAfter);
+      check(budgetRatio >= 0 && budgetRatio <= 1.0, "budgetRatio", "[0, 1]", budgetRatio);
+      check(minRetriesPerSecond >= 0 && minRetriesPerSecond <= 10_000,
+          "minRetriesPerSecond", "[0, 10000]", minRetriesPerSecond);
+      for (int s : retryableStatuses) {
+        check(s >= 400 && s <= 599, "retryableStatuses", "HTTP statuses in [400, 599]", s);
+      }
+      if (initialBackoff.isZero()) {
+        // IntervalFunction needs a positive interval; a zero backoff means "retry at once".
+        initialBackoff = Duration.ofNanos(1);
+        if (maxBackoff.isZero()) maxBackoff = initialBackoff;
+      }
+      return new RetryPolicy(this);
+    }
+
+    private static void check(boolean ok, String knob, String range, Object value) {
+      if (!ok) {
+        throw new IllegalArgumentException("RetryPolicy." + knob + " must be in " + range
+            + ", got " + value);
+      }
+    }
+  }
+}

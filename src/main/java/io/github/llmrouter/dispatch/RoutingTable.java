@@ -1,0 +1,33 @@
+package io.github.llmrouter.dispatch;
+
+import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingPolicy;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One membership snapshot with its picker and load view: replaced as a whole when membership
+ * changes, never mutated, so a request sees a consistent fleet for all its attempts.
+ */
+final class RoutingTable {
+  final ReplicaSet replicas;
+  final LocalLoad load;
+  final @Nullable ReplicaPicker picker;
+
+  private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker) {
+    this.replicas = replicas;
+    this.load = load;
+    this.picker = picker;
+  }
+
+  static RoutingTable initial(ReplicaSet replicas, RoutingPolicy policy) {
+    LocalLoad load = LocalLoad.of(replicas);
+    return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas));
+  }
+
+  RoutingTable next(ReplicaSet replicas, RoutingPolicy policy) {
+    return new RoutingTable(replicas, load.next(replicas),
+        replicas.isEmpty() ? null : policy.newPicker(replicas));
+  }
+}

@@ -1,0 +1,19 @@
+package io.github.llmrouter.observe;
+
+import io.github.llmrouter.api.LlmException;
+import java.time.Duration;
+
+/**
+ * One attempt of a call failed.
+ *
+ * @param operation as in {@link RoutedEvent#operation()}
+ * @param attempt the failed attempt's number
+ * @param replicaId the replica it failed on
+ * @param failure what went wrong
+ * @param willRetry whether another attempt follows
+ * @param backoff how long the next attempt waits (zero if none follows)
+ * @param whyNot if no attempt follows, why: "not retryable", "attempts exhausted", "retry budget
+ *     exhausted", "deadline", "no replica left"; empty otherwise
+ */
+public record AttemptFailedEvent(String operation, int attempt, String replicaId,
+    LlmException failure, boolean willRetry, Duration backoff, String whyNot) {}

@@ -1,0 +1,22 @@
+package io.github.llmrouter.observe;
+
+import io.github.llmrouter.api.LlmException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A call ended.
+ *
+ * @param operation as in {@link RoutedEvent#operation()}
+ * @param model the requested model
+ * @param attempts how many attempts were made
+ * @param replicaId the replica that answered, or null if none did
+ * @param durationNanos from the call's start to its answer (for streams: to the first chunk)
+ * @param failure the failure thrown to the caller, or null on success
+ */
+public record CallFinishedEvent(String operation, String model, int attempts,
+    @Nullable String replicaId, long durationNanos, @Nullable LlmException failure) {
+  /** Whether the call succeeded. */
+  public boolean succeeded() {
+    return failure == null;
+  }
+}

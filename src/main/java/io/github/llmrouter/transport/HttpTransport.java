@@ -1,0 +1,200 @@
+package io.github.llmrouter.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.replica.Replica;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+
+/**
+ * OkHttp glue: one HTTP exchange with one replica, its failures classified into the {@code api}
+ * exception hierarchy. Holds no policy: whether and where to retry is the dispatcher's decision.
+ * Internal; not part of the public API.
+ */
+public final class HttpTransport {
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final int ERROR_BODY_PEEK_BYTES = 2048;
+
+  private final OkHttpClient client;
+  private final @Nullable String authorization;
+  private final Duration streamIdleTimeout;
+  private final IntPredicate retryableStatus;
+
+  /**
+   * @param client configured with the connect timeout and, as read timeout, the time-to-first-byte
+   *     timeout
+   * @param apiKey sent as {@code Authorization: Bearer}, or null
+   * @param streamIdleTimeout the longest gap between stream events once the first has arrived
+   * @param retryableStatus which HTTP statuses are worth another attempt
+   */
+  public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
+      IntPredicate retryableStatus) {
+    this.client = requireNonNull(client, "client");
+    this.authorization = apiKey == null ? null : "Bearer " + apiKey;
+    this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+    this.retryableStatus = requireNonNull(retryableStatus, "retryableStatus");
+  }
+
+  /** The OkHttp client in use. */
+  public OkHttpClient client() {
+    return client;
+  }
+
+  /** A prepared call; {@code timeoutNanos} bounds the whole exchange (0 = none). */
+  public Call newCall(Replica replica, String path, byte[] body, long timeoutNanos, boolean stream) {
+    HttpUrl url = replica.baseUrl().resolve(path);
+    Request.Builder request = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
+    if (stream) request.header("Accept", "text/event-stream");
+    if (authorization != null) request.header("Authorization", authorization);
+    for (Map.Entry<String, String> h : replica.headers().entrySet()) {
+      request.header(h.getKey(), h.getValue());
+    }
+    Call call = client.newCall(request.build());
+    if (timeoutNanos > 0) call.timeout().timeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    return call;
+  }
+
+  /** Executes {@code call} and parses a JSON body of {@code type}. */
+  public <T> T execute(Replica replica, Call call, Class<T> type) {
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw classify(replica, call, e);
+    }
+    return parse(replica, call, response, type);
+  }
+
+  /** Enqueues {@code call}; {@code callback} receives the parsed body or the classified failure. */
+  public <T> void enqueue(Replica replica, Call call, Class<T> type, Outcome<T> callback) {
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        callback.failed(classify(replica, c, e));
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        T value;
+        try {
+          value = parse(replica, c, response, type);
+        } catch (LlmException e) {
+          callback.failed(e);
+          return;
+        }
+        callback.succeeded(value);
+      }
+    });
+  }
+
+  /**
+   * Executes a streaming {@code call} and reads up to the first chunk. Failures up to that point
+   * are thrown (and may be retried); the returned stream owns the response from then on.
+   */
+  public <T> SseStream<T> openStream(Replica replica, Call call, Class<T> type,
+      SseStream.ChunkAdapter<T> adapter, Runnable onClose) {
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw classify(replica, call, e);
+    }
+    try {
+      checkStatus(replica, response);
+      return SseStream.open(replica.id(), response, type, adapter, streamIdleTimeout, onClose,
+          e -> classify(replica, call, e));
+    } catch (RuntimeException e) {
+      response.close();
+      throw e;
+    }
+  }
+
+  private <T> T parse(Replica replica, Call call, Response response, Class<T> type) {
+    try (response) {
+      checkStatus(replica, response);
+      ResponseBody body = response.body();
+      return Json.MAPPER.readValue(body.byteStream(), type);
+    } catch (JacksonException e) {
+      if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
+      throw new MalformedResponseException(replica.id(), "JSON body", e);
+    }
+  }
+
+  private void checkStatus(Replica replica, Response response) {
+    if (response.isSuccessful()) return;
+    String excerpt;
+    try {
+      excerpt = response.peekBody(ERROR_BODY_PEEK_BYTES).string();
+    } catch (IOException e) {
+      excerpt = "";
+    }
+    int status = response.code();
+    response.close();
+    throw new ReplicaHttpException(replica.id(), status, excerpt, retryableStatus.test(status),
+        parseRetryAfter(response.header("Retry-After")));
+  }
+
+  /** Maps an I/O failure of one exchange to the exception hierarchy. */
+  LlmException classify(Replica replica, Call call, IOException e) {
+    if (e instanceof SocketTimeoutException) {
+      // Connect, first-byte or stream-idle timeout of one replica: another may answer in time.
+      return new LlmTimeoutException("replica " + replica.id() + " timed out ("
+          + e.getMessage() + ")", replica.id(), e, true);
+    }
+    if (e instanceof InterruptedIOException && call.isCanceled()) {
+      // OkHttp's whole-call timeout cancels the call: the caller's deadline, final.
+      return new LlmTimeoutException("call deadline expired on replica " + replica.id(),
+          replica.id(), e, false);
+    }
+    return new ReplicaUnreachableException(replica.id(), e);
+  }
+
+  /** Parses {@code Retry-After} as delta-seconds or an HTTP date; null if absent or invalid. */
+  static @Nullable Duration parseRetryAfter(@Nullable String value) {
+    if (value == null || value.isBlank()) return null;
+    String v = value.trim();
+    try {
+      long seconds = Long.parseLong(v);
+      return seconds < 0 ? null : Duration.ofSeconds(seconds);
+    } catch (NumberFormatException notSeconds) {
+      try {
+        ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
+        Duration d = Duration.ofMillis(at.toInstant().toEpochMilli() - System.currentTimeMillis());
+        return d.isNegative() ? Duration.ZERO : d;
+      } catch (DateTimeParseException notADate) {
+        return null;
+      }
+    }
+  }
+
+  /** Receives the outcome of an asynchronous exchange; called on an OkHttp thread. */
+  public interface Outcome<T> {
+    void succeeded(T value);
+
+    void failed(LlmException failure);
+  }
+}

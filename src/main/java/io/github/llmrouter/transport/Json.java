@@ -1,0 +1,25 @@
+package io.github.llmrouter.transport;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one Jackson mapper the client uses: field-based binding of the {@code api} types, unknown
+ * fields kept (the types collect them), nulls omitted. Internal; not part of the public API.
+ */
+public final class Json {
+  /** Thread-safe and immutable, as every Jackson 3 mapper is. */
+  public static final JsonMapper MAPPER = JsonMapper.builder()
+      .changeDefaultVisibility(v -> v
+          .withVisibility(PropertyAccessor.GETTER, Visibility.NONE)
+          .withVisibility(PropertyAccessor.IS_GETTER, Visibility.NONE)
+          .withVisibility(PropertyAccessor.SETTER, Visibility.NONE)
+          .withVisibility(PropertyAccessor.CREATOR, Visibility.ANY))
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+      .build();
+
+  private Json() {}
+}
