@@ -142,6 +142,14 @@ final class EmulatedEngine {
     }
   }
 
+  /**
+   * Sleeps until {@code System.nanoTime()} reaches {@code deadline}, so that a sequence of
+   * waits keeps a steady rate instead of adding up each one's oversleep.
+   */
+  void pauseUntil(long deadline) {
+    pause(deadline - System.nanoTime());
+  }
+
   /** Blocks until the replica closes (a hung request), then aborts the exchange. */
   void awaitClose() {
     try {

@@ -189,8 +189,9 @@ final class EmulatedHandler implements HttpHandler {
     int sent = 0;
     // The first event carries the first token and, for chat, the assistant role.
     int events = Math.max(1, tokens.length);
+    long next = System.nanoTime();
     for (int i = 0; i < events; i++) {
-      if (i > 0) engine.pause(engine.decodeNanos);
+      if (i > 0) engine.pauseUntil(next += engine.decodeNanos); // a steady decode rate
       sent = event(out, r.chunk(tokens.length == 0 ? "" : tokens[i], i == 0, null), sent,
           breakAfter);
     }
