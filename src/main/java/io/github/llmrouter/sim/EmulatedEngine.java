@@ -1,0 +1,253 @@
+package io.github.llmrouter.sim;
+
+import io.github.llmrouter.routing.Hashing;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The timing and cache model behind an {@link EmulatedReplica}: a FIFO batch limit, prefill time
+ * proportional to uncached prompt characters, decode time per token, and the counters that feed
+ * {@code /metrics} and {@link EmulatedReplicaStats}.
+ *
+ * <p>Time is real: this emulates a server for real clients over real sockets. Every wait is
+ * bounded by {@link #MAX_PAUSE_NANOS} and ends at once when the replica closes, so a closing
+ * replica never strands a thread.
+ */
+final class EmulatedEngine {
+  /** The longest single modelled wait (prefill, decode or delay): one minute. */
+  static final long MAX_PAUSE_NANOS = TimeUnit.MINUTES.toNanos(1);
+  /** How often a request waiting for a batch slot checks whether the replica closed. */
+  private static final long SLOT_POLL_MILLIS = 50;
+  private static final String[] WORDS = {
+    "the", "quick", "replica", "answers", "with", "filler", "words", "while", "routing",
+    "decides", "where", "prefixes", "live", "and", "caches", "stay", "warm", "for", "every",
+    "turn", "of", "a", "long", "conversation", "about", "tokens", "blocks", "queues", "latency",
+    "batches", "hashing", "load"
+  };
+
+  /** Set once at start when it defaults to the port; volatile so handler threads see it. */
+  volatile String id;
+  final List<String> models;
+  final EmulatedPrefixCache cache;
+  final int defaultMaxTokens;
+  private final long baseNanos;
+  private final long prefillNanosPerChar;
+  final long decodeNanos;
+  private final Semaphore slots;
+  private final CountDownLatch closing = new CountDownLatch(1);
+  private final long createdEpochMillis = System.currentTimeMillis();
+
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final AtomicInteger running = new AtomicInteger();
+  final LongAdder chatRequests = new LongAdder();
+  final LongAdder completionRequests = new LongAdder();
+  final LongAdder embeddingRequests = new LongAdder();
+  final LongAdder modelsRequests = new LongAdder();
+  final LongAdder healthRequests = new LongAdder();
+  final LongAdder metricsRequests = new LongAdder();
+  final LongAdder completed = new LongAdder();
+  private final LongAdder promptChars = new LongAdder();
+  private final LongAdder cachedChars = new LongAdder();
+  private final LongAdder queriedTokens = new LongAdder();
+  private final LongAdder hitTokens = new LongAdder();
+
+  EmulatedEngine(String id, List<String> models, int blockChars, int cacheBlocks, int maxRunning,
+      long baseNanos, long prefillNanosPerChar, long decodeNanos, int defaultMaxTokens) {
+    this.id = id;
+    this.models = models;
+    this.cache = new EmulatedPrefixCache(blockChars, cacheBlocks);
+    this.slots = new Semaphore(maxRunning, true); // fair: waiting requests are served FIFO
+    this.baseNanos = baseNanos;
+    this.prefillNanosPerChar = prefillNanosPerChar;
+    this.decodeNanos = decodeNanos;
+    this.defaultMaxTokens = defaultMaxTokens;
+  }
+
+  /** "Tokens" are counted as characters / 4, rounded up, a common rule of thumb for English. */
+  static int tokens(int chars) {
+    return (chars + 3) / 4;
+  }
+
+  /** Waits for a batch slot in FIFO order; the caller must {@link #leaveBatch()} afterwards. */
+  void enterBatch() {
+    waiting.incrementAndGet();
+    try {
+      while (!slots.tryAcquire(SLOT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+        if (isClosing()) throw new Abort();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Abort();
+    } finally {
+      waiting.decrementAndGet();
+    }
+    running.incrementAndGet();
+  }
+
+  void leaveBatch() {
+    running.decrementAndGet();
+    slots.release();
+  }
+
+  /**
+   * Looks the prompt up in the prefix cache, spends the prefill time of its uncached part, then
+   * caches all of its blocks. Returns the number of cached characters.
+   */
+  int prefill(String model, String prompt) {
+    long[] blocks = cache.blockHashes(model, prompt);
+    int cached = cache.cachedPrefixBlocks(blocks) * cache.blockChars();
+    promptChars.add(prompt.length());
+    cachedChars.add(cached);
+    queriedTokens.add(tokens(prompt.length()));
+    hitTokens.add(cached / 4);
+    pause(baseNanos + (long) (prompt.length() - cached) * prefillNanosPerChar);
+    // Inserted only after prefill, so concurrent twins both miss, as on a real engine.
+    cache.insert(blocks);
+    return cached;
+  }
+
+  /** Spends only the fixed per-request overhead (embeddings have no prefix cache here). */
+  void overhead() {
+    pause(baseNanos);
+  }
+
+  /** Deterministic output "tokens" for a prompt: one filler word each, space-separated. */
+  String[] output(String prompt, int count) {
+    long seed = Hashing.xxh64(prompt, 0);
+    String[] out = new String[count];
+    for (int i = 0; i < count; i++) {
+      String w = WORDS[(int) Long.remainderUnsigned(Hashing.mix64(seed + i), WORDS.length)];
+      out[i] = i == 0 ? w : " " + w;
+    }
+    return out;
+  }
+
+  /** Sleeps {@code nanos} (capped), or throws {@link Abort} if the replica is or becomes closed. */
+  void pause(long nanos) {
+    if (nanos <= 0) {
+      if (isClosing()) throw new Abort();
+      return;
+    }
+    try {
+      if (closing.await(Math.min(nanos, MAX_PAUSE_NANOS), TimeUnit.NANOSECONDS)) throw new Abort();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Abort();
+    }
+  }
+
+  /**
+   * Sleeps until {@code System.nanoTime()} reaches {@code deadline}, so that a sequence of
+   * waits keeps a steady rate instead of adding up each one's oversleep.
+   */
+  void pauseUntil(long deadline) {
+    pause(deadline - System.nanoTime());
+  }
+
+  /** Blocks until the replica closes (a hung request), then aborts the exchange. */
+  void awaitClose() {
+    try {
+      closing.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    throw new Abort();
+  }
+
+  void close() {
+    closing.countDown();
+  }
+
+  boolean isClosing() {
+    return closing.getCount() == 0;
+  }
+
+  int waiting() {
+    return waiting.get();
+  }
+
+  int running() {
+    return running.get();
+  }
+
+  EmulatedReplicaStats stats(long faultsInjected) {
+    return new EmulatedReplicaStats(id, chatRequests.sum(), completionRequests.sum(),
+        embeddingRequests.sum(), modelsRequests.sum(), healthRequests.sum(), metricsRequests.sum(),
+        completed.sum(), faultsInjected, promptChars.sum(), cachedChars.sum(), waiting.get(),
+        running.get(), cache.usedBlocks(), cache.capacity());
+  }
+
+  double cacheUsage() {
+    return cache.capacity() == 0 ? 0.0 : (double) cache.usedBlocks() / cache.capacity();
+  }
+
+  /** The {@code endpoint-load-metrics} header value vLLM sends when asked for the TEXT format. */
+  String loadMetricsHeader() {
+    return "TEXT named_metrics.kv_cache_usage_perc=" + number(cacheUsage())
+        + ", named_metrics.num_requests_waiting=" + waiting.get()
+        + ", named_metrics.num_requests_running=" + running.get();
+  }
+
+  /**
+   * Prometheus text exposition (format 0.0.4) shaped like vLLM v1's: the same names, HELP and
+   * TYPE lines, {@code engine} and {@code model_name} labels, and {@code _created} samples for
+   * counters, so a scraper tested against this parses the real thing.
+   */
+  String metricsText() {
+    String labels = "{engine=\"0\",model_name=\"" + escapeLabel(models.get(0)) + "\"}";
+    StringBuilder s = new StringBuilder(1024);
+    gauge(s, "vllm:num_requests_running", "Number of requests in model execution batches.",
+        labels, running.get());
+    gauge(s, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels,
+        waiting.get());
+    gauge(s, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels,
+        cacheUsage());
+    counter(s, "vllm:prefix_cache_queries",
+        "Prefix cache queries, in terms of number of queried tokens.", labels,
+        queriedTokens.sum());
+    counter(s, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+        labels, hitTokens.sum());
+    return s.toString();
+  }
+
+  private static void gauge(StringBuilder s, String name, String help, String labels, double v) {
+    s.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    s.append("# TYPE ").append(name).append(" gauge\n");
+    s.append(name).append(labels).append(' ').append(number(v)).append('\n');
+  }
+
+  private void counter(StringBuilder s, String name, String help, String labels, double v) {
+    s.append("# HELP ").append(name).append("_total ").append(help).append('\n');
+    s.append("# TYPE ").append(name).append("_total counter\n");
+    s.append(name).append("_total").append(labels).append(' ').append(number(v)).append('\n');
+    s.append(name).append("_created").append(labels).append(' ')
+        .append(String.format(Locale.ROOT, "%.3f", createdEpochMillis / 1000.0)).append('\n');
+  }
+
+  /** Formats like Python's prometheus_client: {@code 3.0}, {@code 0.25}, never {@code 1.0E7}. */
+  static String number(double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) return (long) v + ".0";
+    return BigDecimal.valueOf(v).toPlainString();
+  }
+
+  private static String escapeLabel(String v) {
+    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+
+  /**
+   * Ends an exchange without a (complete) response. Thrown out of the HTTP handler on purpose:
+   * the JDK server then closes the socket as is, with no status line or no terminating chunk,
+   * which is exactly what a crashed or reset replica looks like to a client.
+   */
+  static final class Abort extends RuntimeException {
+    Abort() {
+      super("emulated abort", null, false, false);
+    }
+  }
+}

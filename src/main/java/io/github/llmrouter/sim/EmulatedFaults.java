@@ -1,0 +1,196 @@
+package io.github.llmrouter.sim;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Scripted failures of one {@link EmulatedReplica}, for tests of retries, failover and health
+ * checking. Thread-safe; every method returns {@code this} so a script reads as one statement.
+ *
+ * <pre>{@code
+ * replica.faults()
+ *     .failNext(1, 503, "2")   // first request: 503 with Retry-After: 2
+ *     .resetNext(1);           // second request: connection dropped, no response
+ * }</pre>
+ *
+ * <p>Faults apply to the inference endpoints only ({@code /v1/chat/completions},
+ * {@code /v1/completions}, {@code /v1/embeddings}). {@link #failNext}, {@link #resetNext},
+ * {@link #delayNext} and {@link #hangNext} form one FIFO script: each request takes one step from
+ * the head, so {@code failNext(1, 503).resetNext(1)} fails the first request and resets the
+ * second, whatever their timing. {@link #breakStreamAfter} is a separate script consumed only by
+ * streaming requests, because a non-streaming request has no stream to break; it combines with a
+ * step of the first script (a delayed request can also have its stream broken).
+ */
+public final class EmulatedFaults {
+  /** What {@code /health} answers until {@link #healthStatus(int)} says otherwise: {@value}. */
+  public static final int DEFAULT_HEALTH_STATUS = 200;
+  /** The longest accepted {@link #delayNext} delay, in seconds: {@value}. */
+  public static final long MAX_DELAY_SECONDS = 600;
+
+  private final Deque<Step> script = new ArrayDeque<>(); // guarded by this
+  private final Deque<Step> streamBreaks = new ArrayDeque<>(); // guarded by this
+  private volatile int healthStatus = DEFAULT_HEALTH_STATUS;
+  private final AtomicLong injected = new AtomicLong();
+
+  EmulatedFaults() {}
+
+  /**
+   * The next {@code count} requests are answered with {@code status} and a small OpenAI-style
+   * JSON error body.
+   *
+   * @param status an HTTP status in [400, 599]
+   */
+  public EmulatedFaults failNext(int count, int status) {
+    return failNext(count, status, null);
+  }
+
+  /**
+   * The next {@code count} requests are answered with {@code status}, a small OpenAI-style JSON
+   * error body and, when {@code retryAfter} is not null, a {@code Retry-After} header with that
+   * exact value (seconds or an HTTP date; it is not validated, so tests can send malformed ones).
+   *
+   * @param status an HTTP status in [400, 599]
+   */
+  public EmulatedFaults failNext(int count, int status, @Nullable String retryAfter) {
+    if (status < 400 || status > 599) {
+      throw new IllegalArgumentException("failure status must be in [400, 599], got " + status);
+    }
+    return add(script, count, new Fault(Kind.FAIL, status, retryAfter, Duration.ZERO, 0));
+  }
+
+  /**
+   * The next {@code count} requests are read and then their connection is closed without any
+   * response, so the client sees an {@link java.io.IOException} (unexpected end of stream).
+   */
+  public EmulatedFaults resetNext(int count) {
+    return add(script, count, new Fault(Kind.RESET, 0, null, Duration.ZERO, 0));
+  }
+
+  /**
+   * The next {@code count} requests wait {@code delay} before they enter the replica's queue,
+   * and are then served normally; the client sees nothing, not even headers, until then.
+   *
+   * @param delay in [0, {@value #MAX_DELAY_SECONDS}] seconds; cut short by
+   *     {@link EmulatedReplica#close()}
+   */
+  public EmulatedFaults delayNext(int count, Duration delay) {
+    requireNonNull(delay, "delay");
+    if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(MAX_DELAY_SECONDS)) > 0) {
+      throw new IllegalArgumentException("delay must be in [0, " + MAX_DELAY_SECONDS + "s], got "
+          + delay);
+    }
+    return add(script, count, new Fault(Kind.DELAY, 0, null, delay, 0));
+  }
+
+  /**
+   * The next {@code count} requests are read and never answered until the replica is closed;
+   * the client's own timeout is what ends them.
+   */
+  public EmulatedFaults hangNext(int count) {
+    return add(script, count, new Fault(Kind.HANG, 0, null, Duration.ZERO, 0));
+  }
+
+  /**
+   * The next {@code count} streaming requests send {@code chunks} {@code data:} events and then
+   * the connection is closed abruptly: no {@code [DONE]} and no terminating HTTP chunk, so the
+   * client sees an {@link java.io.IOException} after the events it received. If the stream has
+   * fewer events than {@code chunks}, all of them are sent and {@code [DONE]} is still withheld.
+   *
+   * @param chunks the number of events to send before breaking, at least 0
+   */
+  public EmulatedFaults breakStreamAfter(int count, int chunks) {
+    if (chunks < 0) throw new IllegalArgumentException("chunks must be >= 0, got " + chunks);
+    return add(streamBreaks, count, new Fault(Kind.BREAK_STREAM, 0, null, Duration.ZERO, chunks));
+  }
+
+  /**
+   * What {@code GET /health} answers from now on (not counted down).
+   *
+   * @param status an HTTP status in [200, 599]
+   */
+  public EmulatedFaults healthStatus(int status) {
+    if (status < 200 || status > 599) {
+      throw new IllegalArgumentException("health status must be in [200, 599], got " + status);
+    }
+    healthStatus = status;
+    return this;
+  }
+
+  /** Forgets every pending fault and makes {@code /health} answer 200 again. */
+  public EmulatedFaults clear() {
+    synchronized (this) {
+      script.clear();
+      streamBreaks.clear();
+    }
+    healthStatus = DEFAULT_HEALTH_STATUS;
+    return this;
+  }
+
+  /** How many requests the pending scripts will still affect (both scripts counted). */
+  public synchronized int pending() {
+    int n = 0;
+    for (Step s : script) n += s.remaining;
+    for (Step s : streamBreaks) n += s.remaining;
+    return n;
+  }
+
+  /** How many faults this replica has injected so far (a delay counts as one). */
+  public long injected() {
+    return injected.get();
+  }
+
+  int currentHealthStatus() {
+    return healthStatus;
+  }
+
+  /** Takes the next step of the main script, or null when it is empty. */
+  @Nullable Fault takeNext() {
+    return take(script);
+  }
+
+  /** Takes the next stream break, or null when none is pending. */
+  @Nullable Fault takeStreamBreak() {
+    return take(streamBreaks);
+  }
+
+  private @Nullable Fault take(Deque<Step> steps) {
+    Fault f;
+    synchronized (this) {
+      Step head = steps.peekFirst();
+      if (head == null) return null;
+      f = head.fault;
+      if (--head.remaining == 0) steps.removeFirst();
+    }
+    injected.incrementAndGet();
+    return f;
+  }
+
+  private EmulatedFaults add(Deque<Step> steps, int count, Fault fault) {
+    if (count < 0) throw new IllegalArgumentException("count must be >= 0, got " + count);
+    if (count == 0) return this;
+    synchronized (this) {
+      steps.addLast(new Step(fault, count));
+    }
+    return this;
+  }
+
+  enum Kind { FAIL, RESET, DELAY, HANG, BREAK_STREAM }
+
+  /** One scripted misbehaviour; the fields a kind does not use are zero or null. */
+  record Fault(Kind kind, int status, @Nullable String retryAfter, Duration delay, int chunks) {}
+
+  private static final class Step {
+    final Fault fault;
+    int remaining;
+
+    Step(Fault fault, int remaining) {
+      this.fault = fault;
+      this.remaining = remaining;
+    }
+  }
+}
