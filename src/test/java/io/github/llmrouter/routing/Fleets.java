@@ -11,24 +11,24 @@ import java.util.SplittableRandom;
 final class Fleets {
   private Fleets() {}
 
-  /** The replica with id {@code r<i>}. */
+  /** The i-th replica of a fleet, with the default id ({@code host:port}) as in production. */
   static Replica replica(int i) {
     return replica(i, 1.0);
   }
 
   static Replica replica(int i, double weight) {
-    return Replica.builder("http://10.0.0." + (i % 250 + 1) + ":" + (8000 + i))
-        .id("r" + i).weight(weight).build();
+    return Replica.builder("http://10.0." + (i / 250) + "." + (i % 250 + 1) + ":8000")
+        .weight(weight).build();
   }
 
-  /** Replicas r0 .. r(n-1), weight 1, in that order. */
+  /** Replicas 0 .. n-1, weight 1, in that order. */
   static ReplicaSet fleet(int n) {
     List<Replica> list = new ArrayList<>();
     for (int i = 0; i < n; i++) list.add(replica(i));
     return ReplicaSet.of(list);
   }
 
-  /** Replicas r0 .. r(k-1) with the given weights. */
+  /** Replicas 0 .. k-1 with the given weights. */
   static ReplicaSet weighted(double... weights) {
     List<Replica> list = new ArrayList<>();
     for (int i = 0; i < weights.length; i++) list.add(replica(i, weights[i]));
