@@ -50,6 +50,7 @@ public class ClientOverheadBenchmark {
 
   private EmulatedReplica replica;
   private LlmClient client;
+  private LlmClient clientWithoutDeadline;
   private OkHttpClient raw;
   private ChatRequest request;
   private byte[] body;
@@ -59,6 +60,8 @@ public class ClientOverheadBenchmark {
   public void setUp() {
     replica = EmulatedReplica.instant().start();
     client = LlmClient.builder().replicas(replica.baseUrl()).build();
+    clientWithoutDeadline = LlmClient.builder().replicas(replica.baseUrl())
+        .callTimeout(java.time.Duration.ZERO).build();
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequestsPerHost(1024);
     raw = new OkHttpClient.Builder().dispatcher(dispatcher)
@@ -75,6 +78,7 @@ public class ClientOverheadBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     client.close();
+    clientWithoutDeadline.close();
     raw.dispatcher().executorService().shutdown();
     raw.connectionPool().evictAll();
     replica.close();
@@ -83,6 +87,12 @@ public class ClientOverheadBenchmark {
   @Benchmark
   public ChatResponse llmClient() {
     return client.chat(request);
+  }
+
+  /** The same call without a whole-call deadline: what OkHttp's call timeout costs. */
+  @Benchmark
+  public ChatResponse llmClientWithoutDeadline() {
+    return clientWithoutDeadline.chat(request);
   }
 
   @Benchmark

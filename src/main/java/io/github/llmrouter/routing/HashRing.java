@@ -68,7 +68,15 @@ final class HashRing {
     return i == points.length ? 0 : i;
   }
 
-  /** The replica owning the point at {@code position}, taken modulo the ring size. */
+  /**
+   * The clockwise distance from {@code key} to the point at {@code position}, as an unsigned
+   * 64-bit value (two's-complement subtraction wraps around the ring exactly).
+   */
+  long distance(long key, int position) {
+    return points[position] - key;
+  }
+
+  /** The replica owning the point at {@code position} (in [0, size)). */
   int ownerAt(int position) {
     return owners[position];
   }
