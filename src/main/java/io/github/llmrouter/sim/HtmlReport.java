@@ -184,6 +184,7 @@ public final class HtmlReport {
         esc(y)));
   }
 
+  /** Top left: the empty corner of both line charts (CDFs rise to the right, p99 grows with load). */
   private static void legend(StringBuilder s, SimulationReport r) {
     List<PolicyResult> res = r.results();
     for (int p = 0; p < res.size(); p++) {
@@ -191,7 +192,7 @@ public final class HtmlReport {
       s.append(String.format(Locale.ROOT,
           "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
               + "<text x=\"%d\" y=\"%d\">%s</text>",
-          W - PAD - 110, y - 9, color(p), W - PAD - 95, y, esc(res.get(p).policy())));
+          PAD + 10, y - 9, color(p), PAD + 25, y, esc(res.get(p).policy())));
     }
   }
 

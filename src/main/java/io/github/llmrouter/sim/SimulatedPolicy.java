@@ -37,7 +37,9 @@ public final class SimulatedPolicy {
    * The reference oracle: it sees every replica's exact cache contents and queues and sends each
    * request to the replica with the lowest estimated time to first token. A greedy reference, not a
    * bound: it ignores the requests that will come after, and under overload it degenerates into
-   * load balancing. It cannot run outside the simulator.
+   * load balancing. It is one central decision maker: with several clients it still sees the whole
+   * fleet, so its row does not change with the number of clients. It cannot run outside the
+   * simulator.
    */
   public static SimulatedPolicy oracle() {
     return new SimulatedPolicy("Oracle", null);

@@ -47,6 +47,11 @@ class SimulatorTest {
         .isNotEqualTo(first);
   }
 
+  /**
+   * The ideal bound is exact (per request, an infinite shared cache holds everything any replica
+   * could). The fleet-capacity reference is a realistic ceiling, not a theorem (LRU is not optimal),
+   * but it must hold on ordinary traffic.
+   */
   @Test
   void hitRateReferencesBoundEveryPolicy() {
     for (SimulationReport r : List.of(mooncakeReport, chatReport)) {
