@@ -1,0 +1,32 @@
+package io.github.llmrouter.sim;
+
+/** One request's life in a simulation run: where it went and when each phase ended. Mutable. */
+final class Job {
+  final int index;
+  final TraceRequest request;
+  /** Chained block keys of the prompt. */
+  final long[] chain;
+  final int outputBlocks;
+  final int client;
+  int replica = -1;
+
+  double arrival;
+  double admitted = Double.NaN;
+  double firstToken = Double.NaN;
+  double finished = Double.NaN;
+  int cachedTokens;
+  int remainingPrefill;
+  /** Uncached tokens as estimated when the job joined the waiting queue (for the oracle). */
+  int estimatedUncached;
+  /** The engine step at the end of which the last output token is emitted. */
+  long finishStep;
+
+  Job(int index, TraceRequest request, long[] chain, int outputBlocks, int client) {
+    this.index = index;
+    this.request = request;
+    this.chain = chain;
+    this.outputBlocks = outputBlocks;
+    this.client = client;
+    this.arrival = request.arrivalSeconds();
+  }
+}

@@ -1,0 +1,222 @@
+package io.github.llmrouter.sim;
+
+/**
+ * A replica's prefix cache of KV blocks, counted in blocks.
+ *
+ * <p>Blocks are identified by chained keys (block i's key covers blocks 0..i), so a block is a hit
+ * only if every earlier block of the prompt hits. Blocks used by running requests are pinned
+ * (reference counted) and cannot be evicted; unpinned blocks stay cached and are evicted least
+ * recently used first. Output tokens occupy private blocks that are never shared.
+ *
+ * <p>When a request is admitted with more blocks than can be freed (only when the replica has
+ * nothing else running, so that an oversized request still makes progress), the cache is
+ * over-committed for the duration of that request.
+ */
+final class PrefixCache {
+  private static final class Block {
+    final long key;
+    int refs;
+    Block prev;
+    Block next;
+
+    Block(long key) {
+      this.key = key;
+    }
+  }
+
+  private final int capacity;
+  private final BlockTable blocks;
+  /** LRU list of unpinned blocks: head is evicted first. */
+  private final Block lru = new Block(0);
+  private int pinned;
+  private int privateBlocks;
+
+  PrefixCache(int capacityBlocks) {
+    this.capacity = capacityBlocks;
+    this.blocks = new BlockTable(capacityBlocks);
+    lru.prev = lru;
+    lru.next = lru;
+  }
+
+  int capacity() {
+    return capacity;
+  }
+
+  /** Blocks cached or reserved: pinned, evictable and private. */
+  int used() {
+    return blocks.size() + privateBlocks;
+  }
+
+  int pinned() {
+    return pinned;
+  }
+
+  boolean contains(long key) {
+    return blocks.contains(key);
+  }
+
+  /** The number of leading blocks of {@code chain} present in the cache. */
+  int match(long[] chain) {
+    int m = 0;
+    while (m < chain.length && blocks.contains(chain[m])) m++;
+    return m;
+  }
+
+  /**
+   * Whether a request whose first {@code matched} blocks hit can be admitted now without evicting
+   * pinned blocks: its new prompt blocks and {@code outputBlocks} fit in what is free or evictable.
+   */
+  boolean fits(long[] chain, int matched, int outputBlocks) {
+    int matchedUnpinned = 0;
+    for (int i = 0; i < matched; i++) {
+      if (blocks.get(chain[i]).refs == 0) matchedUnpinned++;
+    }
+    long need = (long) chain.length - matched + outputBlocks;
+    return need <= (long) capacity - pinned - privateBlocks - matchedUnpinned;
+  }
+
+  /**
+   * Pins the prompt's blocks, inserting the ones not cached (evicting least recently used unpinned
+   * blocks to make room), and reserves {@code outputBlocks} private blocks.
+   */
+  void acquire(long[] chain, int outputBlocks) {
+    for (long key : chain) {
+      Block b = blocks.get(key);
+      if (b == null) {
+        b = new Block(key);
+        makeRoom(1);
+        blocks.put(key, b);
+      } else if (b.refs == 0) {
+        unlink(b);
+      }
+      if (b.refs++ == 0) pinned++;
+    }
+    makeRoom(outputBlocks);
+    privateBlocks += outputBlocks;
+  }
+
+  /**
+   * Unpins the prompt's blocks and frees the private ones. Blocks are released from the last to the
+   * first, so that the prompt's head becomes most recently used and is evicted last: a later
+   * request sharing only the head keeps its hits.
+   */
+  void release(long[] chain, int outputBlocks) {
+    for (int i = chain.length - 1; i >= 0; i--) {
+      Block b = blocks.get(chain[i]);
+      if (--b.refs == 0) {
+        pinned--;
+        linkLast(b);
+      }
+    }
+    privateBlocks -= outputBlocks;
+  }
+
+  /**
+   * Blocks by key: open addressing with linear probing and backward-shift deletion. The cache's
+   * hot path is a few dozen lookups per request, and boxing every key in a HashMap cost more than
+   * the whole engine model.
+   */
+  private static final class BlockTable {
+    private long[] keys;
+    private Block[] values;
+    private int mask;
+    private int size;
+
+    BlockTable(int expected) {
+      int n = Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1;
+      keys = new long[n];
+      values = new Block[n];
+      mask = n - 1;
+    }
+
+    int size() {
+      return size;
+    }
+
+    private int slot(long key) {
+      return (int) io.github.llmrouter.routing.Hashing.mix64(key) & mask;
+    }
+
+    Block get(long key) {
+      for (int i = slot(key); ; i = (i + 1) & mask) {
+        Block b = values[i];
+        if (b == null) return null;
+        if (keys[i] == key) return b;
+      }
+    }
+
+    boolean contains(long key) {
+      return get(key) != null;
+    }
+
+    void put(long key, Block block) {
+      if ((size + 1) * 2 > values.length) grow();
+      for (int i = slot(key); ; i = (i + 1) & mask) {
+        if (values[i] == null) {
+          keys[i] = key;
+          values[i] = block;
+          size++;
+          return;
+        }
+        if (keys[i] == key) {
+          values[i] = block;
+          return;
+        }
+      }
+    }
+
+    void remove(long key) {
+      int i = slot(key);
+      while (true) {
+        if (values[i] == null) return;
+        if (keys[i] == key) break;
+        i = (i + 1) & mask;
+      }
+      size--;
+      // Shift later entries of the probe run back into the hole, so lookups need no tombstones.
+      int hole = i;
+      for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
+        int home = slot(keys[j]);
+        boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (movable) {
+          keys[hole] = keys[j];
+          values[hole] = values[j];
+          hole = j;
+        }
+      }
+      values[hole] = null;
+    }
+
+    private void grow() {
+      long[] oldKeys = keys;
+      Block[] oldValues = values;
+      keys = new long[oldKeys.length * 2];
+      values = new Block[oldValues.length * 2];
+      mask = keys.length - 1;
+      size = 0;
+      for (int i = 0; i < oldKeys.length; i++) if (oldValues[i] != null) put(oldKeys[i], oldValues[i]);
+    }
+  }
+
+  private void makeRoom(int n) {
+    while (used() + n > capacity && lru.next != lru) {
+      Block victim = lru.next;
+      unlink(victim);
+      blocks.remove(victim.key);
+    }
+  }
+
+  private void unlink(Block b) {
+    b.prev.next = b.next;
+    b.next.prev = b.prev;
+    b.prev = null;
+    b.next = null;
+  }
+
+  private void linkLast(Block b) {
+    b.prev = lru.prev;
+    b.next = lru;
+    lru.prev.next = b;
+    lru.prev = b;
+  }
+}

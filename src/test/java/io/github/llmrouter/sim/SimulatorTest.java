@@ -1,0 +1,114 @@
+package io.github.llmrouter.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.llmrouter.routing.RoutingRequest;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The simulator end to end, on small traces. */
+class SimulatorTest {
+  private static Trace mooncake;
+  private static Trace chat;
+  private static SimulationReport mooncakeReport;
+  private static SimulationReport chatReport;
+
+  @BeforeAll
+  static void traces() {
+    // Five minutes of the real trace (about 1,000 requests), and a small synthetic chat workload.
+    mooncake = MooncakeTraceReader.read(Path.of(SimulatorCli.DEFAULT_TRACE)).window(0, 300);
+    chat = SyntheticTraces.multiTurn().requests(1500).sessionsPerSecond(3).seed(3).build();
+    mooncakeReport = Simulator.builder().build().run(mooncake);
+    chatReport = Simulator.builder().build().run(chat);
+  }
+
+  @Test
+  void everyPolicyServesEveryRequest() {
+    SimulationReport r = mooncakeReport;
+    assertThat(r.results()).extracting(PolicyResult::policy)
+        .containsExactly("RoundRobin", "Random", "LeastLoaded", "PrefixHash", "Oracle");
+    assertThat(r.results()).allSatisfy(p -> {
+      assertThat(p.requests()).isEqualTo(mooncake.size());
+      assertThat(p.ttftP50()).isPositive().isLessThanOrEqualTo(p.ttftP99());
+      assertThat(p.loadImbalance()).isGreaterThanOrEqualTo(1.0);
+    });
+  }
+
+  @Test
+  void theSameSeedGivesTheSameReport() {
+    Simulator sim = Simulator.builder().clients(4).seed(9).build();
+    String first = sim.run(mooncake).toTable();
+    String again = Simulator.builder().clients(4).seed(9).threads(1).build().run(mooncake).toTable();
+    assertThat(again).isEqualTo(first);
+    assertThat(Simulator.builder().clients(4).seed(10).build().run(mooncake).toTable())
+        .isNotEqualTo(first);
+  }
+
+  /**
+   * The ideal bound is exact (per request, an infinite shared cache holds everything any replica
+   * could). The fleet-capacity reference is a realistic ceiling, not a theorem (LRU is not optimal),
+   * but it must hold on ordinary traffic.
+   */
+  @Test
+  void hitRateReferencesBoundEveryPolicy() {
+    for (SimulationReport r : List.of(mooncakeReport, chatReport)) {
+      assertThat(r.idealHitRate()).isGreaterThanOrEqualTo(r.fleetCapacityHitRate());
+      assertThat(r.results()).allSatisfy(p ->
+          assertThat(p.hitRate()).isLessThanOrEqualTo(r.fleetCapacityHitRate()));
+    }
+  }
+
+  @Test
+  void theOracleNeverLosesToRandomOnHitRate() {
+    for (long seed = 1; seed <= 2; seed++) {
+      for (Trace t : List.of(mooncake, chat)) {
+        SimulationReport r = Simulator.builder().seed(seed).build().run(t);
+        assertThat(r.result("Oracle").hitRate()).isGreaterThanOrEqualTo(r.result("Random").hitRate());
+      }
+    }
+  }
+
+  @Test
+  void prefixHashBeatsRoundRobinOnHitRate() {
+    SimulationReport r = chatReport;
+    assertThat(r.result("PrefixHash").hitRate())
+        .isGreaterThan(1.5 * r.result("RoundRobin").hitRate());
+  }
+
+  @Test
+  void independentClientsRouteDifferentlyFromOneClient() {
+    // Each client balances only its own in-flight requests, so K clients spread load differently.
+    Simulator eight = Simulator.builder().clients(8).build();
+    SimulationReport a = mooncakeReport;
+    SimulationReport b = eight.run(mooncake);
+    for (String p : List.of("RoundRobin", "LeastLoaded", "PrefixHash")) {
+      assertThat(b.result(p)).as(p).isNotEqualTo(a.result(p));
+    }
+  }
+
+  @Test
+  void aPolicySeesOnlyTheLeadingBlocksAndNeverTheCache() {
+    TraceRequest a = new TraceRequest(0, 2000, 1, new long[] {0, 5, 6, 7}, "s1");
+    TraceRequest b = new TraceRequest(0, 1500, 1, new long[] {0, 5, 9}, "s2");
+    RoutingRequest ra = Simulator.routingRequest(a, 2, false);
+    RoutingRequest rb = Simulator.routingRequest(b, 2, false);
+    assertThat(ra).isEqualTo(rb);
+    assertThat(ra.model()).isEqualTo(Simulator.MODEL);
+    assertThat(ra.routingKey()).isNull();
+    assertThat(Simulator.routingRequest(a, 3, false)).isNotEqualTo(Simulator.routingRequest(b, 3, false));
+    assertThat(Simulator.routingRequest(a, 2, true).routingKey()).isEqualTo("s1");
+  }
+
+  @Test
+  void badSettingsFailAtBuildNamingTheKnob() {
+    assertThatThrownBy(() -> Simulator.builder().replicas(0).build())
+        .hasMessage("Simulator.replicas must be in [1, 1024], got 0");
+    assertThatThrownBy(() -> Simulator.builder().keyBlocks(0).build())
+        .hasMessageContaining("Simulator.keyBlocks");
+    assertThatThrownBy(() -> EngineProfile.builder().prefillTokensPerSecond(0).build())
+        .hasMessageContaining("EngineProfile.prefillTokensPerSecond");
+  }
+}
