@@ -581,6 +581,46 @@ class EmulatedReplicaTest {
   }
 
   @Test
+  void manyConcurrentStreamsAllCompleteThroughASmallBatch() throws Exception {
+    EmulatedReplica r = start(EmulatedReplica.builder().instant().maxRunning(4));
+    OkHttpClient wide = client.newBuilder().build();
+    wide.dispatcher().setMaxRequests(64);
+    wide.dispatcher().setMaxRequestsPerHost(64);
+    int n = 48;
+    List<CompletableFuture<Integer>> events = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String body = chatBody("conversation " + (i % 6), Map.of("stream", true, "max_tokens", 8));
+      CompletableFuture<Integer> f = new CompletableFuture<>();
+      wide.newCall(new Request.Builder().url(r.baseUrl() + "/v1/chat/completions")
+          .post(RequestBody.create(body, JSON_TYPE)).build()).enqueue(new okhttp3.Callback() {
+            @Override
+            public void onFailure(Call call, IOException e) {
+              f.completeExceptionally(e);
+            }
+
+            @Override
+            public void onResponse(Call call, Response response) {
+              try (response) {
+                f.complete(readEvents(response, new ArrayList<>()).size());
+              } catch (IOException e) {
+                f.completeExceptionally(e);
+              }
+            }
+          });
+      events.add(f);
+    }
+
+    for (CompletableFuture<Integer> f : events) assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+    EmulatedReplicaStats stats = r.stats();
+    assertThat(stats.chatRequests()).isEqualTo(n);
+    assertThat(stats.completed()).isEqualTo(n);
+    assertThat(stats.waiting()).isZero();
+    assertThat(stats.running()).isZero();
+    // Six distinct conversations share the system prompt: most prefill came from the cache.
+    assertThat(stats.hitRate()).isGreaterThan(0.5);
+  }
+
+  @Test
   void closeEndsHungAndStreamingRequestsPromptly() throws Exception {
     EmulatedReplica r = start(EmulatedReplica.builder().instant()
         .decodeInterval(Duration.ofSeconds(10)));
