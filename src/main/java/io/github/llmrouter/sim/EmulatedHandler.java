@@ -151,7 +151,8 @@ final class EmulatedHandler implements HttpHandler {
   private void generate(HttpExchange ex, JsonNode request, String model, Api api)
       throws IOException {
     String prompt = api == Api.CHAT ? chatPrompt(request) : completionPrompt(request);
-    boolean limited = request.hasNonNull("max_tokens") || request.hasNonNull("max_completion_tokens");
+    boolean limited =
+        request.hasNonNull("max_tokens") || request.hasNonNull("max_completion_tokens");
     int maxTokens = maxTokens(request);
     boolean stream = request.path("stream").asBoolean(false);
     boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
@@ -165,7 +166,9 @@ final class EmulatedHandler implements HttpHandler {
       String finishReason = limited ? "length" : "stop";
       Response r = new Response(api, idPrefix(api) + engine.id + "-" + sequence.incrementAndGet(),
           System.currentTimeMillis() / 1000, model, usage(prompt.length(), cached, tokens.length));
-      if (loadHeader) ex.getResponseHeaders().set("endpoint-load-metrics", engine.loadMetricsHeader());
+      if (loadHeader) {
+        ex.getResponseHeaders().set("endpoint-load-metrics", engine.loadMetricsHeader());
+      }
       if (stream) {
         stream(ex, r, tokens, finishReason, includeUsage,
             streamBreak == null ? -1 : streamBreak.chunks(), slot);
@@ -207,7 +210,8 @@ final class EmulatedHandler implements HttpHandler {
   private static int event(OutputStream out, ObjectNode chunk, int sent, int breakAfter)
       throws IOException {
     if (sent == breakAfter) throw new Abort();
-    out.write(("data: " + JSON.writeValueAsString(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    String event = "data: " + JSON.writeValueAsString(chunk) + "\n\n";
+    out.write(event.getBytes(StandardCharsets.UTF_8));
     out.flush();
     return sent + 1;
   }

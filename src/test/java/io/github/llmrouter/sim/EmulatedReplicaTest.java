@@ -612,7 +612,9 @@ class EmulatedReplicaTest {
       events.add(f);
     }
 
-    for (CompletableFuture<Integer> f : events) assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+    for (CompletableFuture<Integer> f : events) {
+      assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+    }
     EmulatedReplicaStats stats = r.stats();
     assertThat(stats.chatRequests()).isEqualTo(n);
     assertThat(stats.completed()).isEqualTo(n);
