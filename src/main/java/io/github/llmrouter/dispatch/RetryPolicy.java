@@ -68,9 +68,15 @@ public final class RetryPolicy {
     this.budgetRatio = b.budgetRatio;
     this.minRetriesPerSecond = b.minRetriesPerSecond;
     this.retryableStatuses = Set.copyOf(b.retryableStatuses);
-    this.backoff = jitter == 0
-        ? IntervalFunction.ofExponentialBackoff(initialBackoff, multiplier, maxBackoff)
-        : IntervalFunction.ofExponentialRandomBackoff(initialBackoff, multiplier, jitter, maxBackoff);
+    // Resilience4j's interval functions count whole milliseconds; below one there is no wait.
+    if (initialBackoff.toMillis() < 1) {
+      this.backoff = retry -> 0L;
+    } else if (jitter == 0) {
+      this.backoff = IntervalFunction.ofExponentialBackoff(initialBackoff, multiplier, maxBackoff);
+    } else {
+      this.backoff =
+          IntervalFunction.ofExponentialRandomBackoff(initialBackoff, multiplier, jitter, maxBackoff);
+    }
   }
 
   /** The defaults: 3 attempts, 50 ms doubling to 2 s with ±20% jitter, 20% budget. */
@@ -169,7 +175,10 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** The first backoff, in [0, 1 min]; default 50 ms. */
+    /**
+     * The first backoff, in [0, 1 min], counted in whole milliseconds (less than 1 ms: retry at
+     * once); default 50 ms.
+     */
     public Builder initialBackoff(Duration initialBackoff) {
       this.initialBackoff = initialBackoff;
       return this;
@@ -236,11 +245,6 @@ public final class RetryPolicy {
           "minRetriesPerSecond", "[0, 10000]", minRetriesPerSecond);
       for (int s : retryableStatuses) {
         check(s >= 400 && s <= 599, "retryableStatuses", "HTTP statuses in [400, 599]", s);
-      }
-      if (initialBackoff.isZero()) {
-        // IntervalFunction needs a positive interval; a zero backoff means "retry at once".
-        initialBackoff = Duration.ofNanos(1);
-        if (maxBackoff.isZero()) maxBackoff = initialBackoff;
       }
       return new RetryPolicy(this);
     }

@@ -1,0 +1,56 @@
+package io.github.llmrouter;
+
+import io.github.llmrouter.api.ChatMessage;
+import io.github.llmrouter.api.ChatRequest;
+import java.io.IOException;
+import java.net.ServerSocket;
+import mockwebserver3.MockResponse;
+
+/** Shared request and response bodies for client tests. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static final String CHAT_JSON = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
+      + "\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":"
+      + "{\"role\":\"assistant\",\"content\":\"hello\",\"reasoning_content\":\"hmm\"},"
+      + "\"finish_reason\":\"stop\",\"logprobs\":null}],\"usage\":{\"prompt_tokens\":12,"
+      + "\"completion_tokens\":3,\"total_tokens\":15,\"prompt_tokens_details\":"
+      + "{\"cached_tokens\":8}},\"system_fingerprint\":\"fp\",\"kv_transfer_params\":{\"x\":[1,2]}}";
+
+  static ChatRequest chat(String userText) {
+    return ChatRequest.builder("m")
+        .message(ChatMessage.system("be brief"))
+        .message(ChatMessage.user(userText))
+        .build();
+  }
+
+  static MockResponse ok(String json) {
+    return new MockResponse.Builder().code(200).setHeader("Content-Type", "application/json")
+        .body(json).build();
+  }
+
+  static MockResponse status(int code) {
+    return new MockResponse.Builder().code(code).body("{\"error\":{\"message\":\"nope\"}}").build();
+  }
+
+  static MockResponse sse(String body) {
+    return new MockResponse.Builder().code(200).setHeader("Content-Type", "text/event-stream")
+        .body(body).build();
+  }
+
+  static String chunk(String text) {
+    return "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+        + "\"delta\":{\"content\":\"" + text + "\"},\"finish_reason\":null}]}\n\n";
+  }
+
+  static String finalChunk() {
+    return "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+  }
+
+  /** A loopback URL on which nothing listens. */
+  static String closedPortUrl() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return "http://127.0.0.1:" + s.getLocalPort();
+    }
+  }
+}
