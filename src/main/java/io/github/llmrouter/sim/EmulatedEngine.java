@@ -74,8 +74,11 @@ final class EmulatedEngine {
     return (chars + 3) / 4;
   }
 
-  /** Waits for a batch slot in FIFO order; the caller must {@link #leaveBatch()} afterwards. */
-  void enterBatch() {
+  /**
+   * Waits for a batch slot in FIFO order. Close the slot when the request leaves the batch;
+   * closing twice is harmless, so a handler can leave early and still close in a finally block.
+   */
+  Slot enterBatch() {
     waiting.incrementAndGet();
     try {
       while (!slots.tryAcquire(SLOT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -88,11 +91,30 @@ final class EmulatedEngine {
       waiting.decrementAndGet();
     }
     running.incrementAndGet();
+    return new Slot();
   }
 
-  void leaveBatch() {
-    running.decrementAndGet();
-    slots.release();
+  /**
+   * Marks a request done just before its last bytes are written: it leaves the batch and is
+   * counted as completed. Doing this first means a client that has read a whole response always
+   * sees it reflected in stats and metrics, which is what tests assert on.
+   */
+  void finish(Slot slot) {
+    slot.close();
+    completed.increment();
+  }
+
+  /** One held batch slot; used by a single handler thread. */
+  final class Slot implements AutoCloseable {
+    private boolean held = true;
+
+    @Override
+    public void close() {
+      if (!held) return;
+      held = false;
+      running.decrementAndGet();
+      slots.release();
+    }
   }
 
   /**

@@ -54,6 +54,10 @@ public final class EmulatedFaults {
    * error body and, when {@code retryAfter} is not null, a {@code Retry-After} header with that
    * exact value (seconds or an HTTP date; it is not validated, so tests can send malformed ones).
    *
+   * <p>Beware {@code failNext(n, 503, "0")} with OkHttp: OkHttp itself silently repeats a 503
+   * that carries {@code Retry-After: 0} once, to the same server, whatever
+   * {@code retryOnConnectionFailure} says, so one client call may consume two steps.
+   *
    * @param status an HTTP status in [400, 599]
    */
   public EmulatedFaults failNext(int count, int status, @Nullable String retryAfter) {

@@ -151,7 +151,8 @@ final class EmulatedHandler implements HttpHandler {
   private void generate(HttpExchange ex, JsonNode request, String model, Api api)
       throws IOException {
     String prompt = api == Api.CHAT ? chatPrompt(request) : completionPrompt(request);
-    boolean limited = request.hasNonNull("max_tokens") || request.hasNonNull("max_completion_tokens");
+    boolean limited =
+        request.hasNonNull("max_tokens") || request.hasNonNull("max_completion_tokens");
     int maxTokens = maxTokens(request);
     boolean stream = request.path("stream").asBoolean(false);
     boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
@@ -159,29 +160,29 @@ final class EmulatedHandler implements HttpHandler {
     boolean loadHeader = "TEXT".equalsIgnoreCase(
         ex.getRequestHeaders().getFirst("endpoint-load-metrics-format"));
 
-    engine.enterBatch();
-    try {
+    try (EmulatedEngine.Slot slot = engine.enterBatch()) {
       int cached = engine.prefill(model, prompt);
       String[] tokens = engine.output(prompt, maxTokens);
       String finishReason = limited ? "length" : "stop";
       Response r = new Response(api, idPrefix(api) + engine.id + "-" + sequence.incrementAndGet(),
           System.currentTimeMillis() / 1000, model, usage(prompt.length(), cached, tokens.length));
-      if (loadHeader) ex.getResponseHeaders().set("endpoint-load-metrics", engine.loadMetricsHeader());
+      if (loadHeader) {
+        ex.getResponseHeaders().set("endpoint-load-metrics", engine.loadMetricsHeader());
+      }
       if (stream) {
         stream(ex, r, tokens, finishReason, includeUsage,
-            streamBreak == null ? -1 : streamBreak.chunks());
+            streamBreak == null ? -1 : streamBreak.chunks(), slot);
       } else {
         engine.pause(engine.decodeNanos * Math.max(0, tokens.length - 1));
-        sendJson(ex, 200, r.whole(String.join("", tokens), finishReason));
+        ObjectNode body = r.whole(String.join("", tokens), finishReason);
+        engine.finish(slot);
+        sendJson(ex, 200, body);
       }
-      engine.completed.increment();
-    } finally {
-      engine.leaveBatch();
     }
   }
 
   private void stream(HttpExchange ex, Response r, String[] tokens, String finishReason,
-      boolean includeUsage, int breakAfter) throws IOException {
+      boolean includeUsage, int breakAfter, EmulatedEngine.Slot slot) throws IOException {
     ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
     ex.getResponseHeaders().set("Cache-Control", "no-cache");
     ex.sendResponseHeaders(200, 0); // chunked
@@ -201,6 +202,7 @@ final class EmulatedHandler implements HttpHandler {
       // Asked to break after more events than the stream has: still withhold [DONE].
       throw new Abort();
     }
+    engine.finish(slot);
     out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
     out.flush();
   }
@@ -208,7 +210,8 @@ final class EmulatedHandler implements HttpHandler {
   private static int event(OutputStream out, ObjectNode chunk, int sent, int breakAfter)
       throws IOException {
     if (sent == breakAfter) throw new Abort();
-    out.write(("data: " + JSON.writeValueAsString(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    String event = "data: " + JSON.writeValueAsString(chunk) + "\n\n";
+    out.write(event.getBytes(StandardCharsets.UTF_8));
     out.flush();
     return sent + 1;
   }
@@ -243,8 +246,8 @@ final class EmulatedHandler implements HttpHandler {
     usage.put("prompt_tokens", EmulatedEngine.tokens(chars));
     usage.put("total_tokens", EmulatedEngine.tokens(chars));
     body.put("x_emulated_replica", engine.id);
+    engine.completed.increment(); // before the write, so a client that got it sees it counted
     sendJson(ex, 200, body);
-    engine.completed.increment();
   }
 
   /** A unit vector derived from the text's hash alone: equal texts, equal embeddings. */

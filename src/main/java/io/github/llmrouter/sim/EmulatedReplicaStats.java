@@ -15,8 +15,9 @@ import static java.util.Objects.requireNonNull;
  * @param modelsRequests requests that reached {@code GET /v1/models}
  * @param healthRequests requests that reached {@code GET /health}
  * @param metricsRequests requests that reached {@code GET /metrics}
- * @param completed inference requests answered in full (a stream counts once its
- *     {@code [DONE]} was written)
+ * @param completed inference requests answered in full; counted just before the last bytes
+ *     (the JSON body, or a stream's {@code [DONE]}) are written, so a client that has read a whole
+ *     response always finds it counted
  * @param faultsInjected scripted faults applied so far, see {@link EmulatedFaults}
  * @param promptChars prompt characters prefilled (chat and completions), cached or not
  * @param cachedChars of those, characters served from the prefix cache

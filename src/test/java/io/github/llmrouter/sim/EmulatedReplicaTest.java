@@ -522,13 +522,15 @@ class EmulatedReplicaTest {
   void hangNextIsEndedByTheClientTimeout() throws IOException {
     EmulatedReplica r = instant();
     r.faults().hangNext(1);
-    OkHttpClient impatient = client.newBuilder().callTimeout(Duration.ofMillis(300)).build();
+    OkHttpClient impatient = client.newBuilder().callTimeout(Duration.ofSeconds(1)).build();
     String body = chatBody("x", Map.of());
 
     assertThatThrownBy(() -> impatient.newCall(new Request.Builder()
         .url(r.baseUrl() + "/v1/chat/completions")
         .post(RequestBody.create(body, JSON_TYPE)).build()).execute().close())
         .isInstanceOf(InterruptedIOException.class);
+    // On a slow machine the client may give up before the server took the fault: let it first.
+    awaitTrue(() -> r.faults().pending() == 0);
     postJson(r, "/v1/chat/completions", body);
 
     assertThat(r.stats().faultsInjected()).isEqualTo(1);
@@ -551,10 +553,10 @@ class EmulatedReplicaTest {
 
   @Test
   void requestsBeyondMaxRunningWaitInLine() throws Exception {
-    // A decode interval far beyond the test keeps the first stream in the batch until close().
+    // 100 tokens 10 s apart keep the first stream in the batch until close().
     EmulatedReplica r = start(EmulatedReplica.builder().instant().maxRunning(1)
         .decodeInterval(Duration.ofSeconds(10)));
-    String body = chatBody("x", Map.of("stream", true, "max_tokens", 2));
+    String body = chatBody("x", Map.of("stream", true, "max_tokens", 100));
 
     Response holding = post(r, "/v1/chat/completions", body);
     assertThat(holding.body().source().readUtf8Line()).startsWith("data: "); // first token out
@@ -581,11 +583,53 @@ class EmulatedReplicaTest {
   }
 
   @Test
+  void manyConcurrentStreamsAllCompleteThroughASmallBatch() throws Exception {
+    EmulatedReplica r = start(EmulatedReplica.builder().instant().maxRunning(4));
+    OkHttpClient wide = client.newBuilder().build();
+    wide.dispatcher().setMaxRequests(64);
+    wide.dispatcher().setMaxRequestsPerHost(64);
+    int n = 48;
+    List<CompletableFuture<Integer>> events = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String body = chatBody("conversation " + (i % 6), Map.of("stream", true, "max_tokens", 8));
+      CompletableFuture<Integer> f = new CompletableFuture<>();
+      wide.newCall(new Request.Builder().url(r.baseUrl() + "/v1/chat/completions")
+          .post(RequestBody.create(body, JSON_TYPE)).build()).enqueue(new okhttp3.Callback() {
+            @Override
+            public void onFailure(Call call, IOException e) {
+              f.completeExceptionally(e);
+            }
+
+            @Override
+            public void onResponse(Call call, Response response) {
+              try (response) {
+                f.complete(readEvents(response, new ArrayList<>()).size());
+              } catch (IOException e) {
+                f.completeExceptionally(e);
+              }
+            }
+          });
+      events.add(f);
+    }
+
+    for (CompletableFuture<Integer> f : events) {
+      assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+    }
+    EmulatedReplicaStats stats = r.stats();
+    assertThat(stats.chatRequests()).isEqualTo(n);
+    assertThat(stats.completed()).isEqualTo(n);
+    assertThat(stats.waiting()).isZero();
+    assertThat(stats.running()).isZero();
+    // Six distinct conversations share the system prompt: most prefill came from the cache.
+    assertThat(stats.hitRate()).isGreaterThan(0.5);
+  }
+
+  @Test
   void closeEndsHungAndStreamingRequestsPromptly() throws Exception {
     EmulatedReplica r = start(EmulatedReplica.builder().instant()
         .decodeInterval(Duration.ofSeconds(10)));
     r.faults().hangNext(1);
-    String body = chatBody("x", Map.of("stream", true, "max_tokens", 3));
+    String body = chatBody("x", Map.of("stream", true, "max_tokens", 100));
     CompletableFuture<Throwable> hung = CompletableFuture.supplyAsync(() -> {
       try {
         post(r, "/v1/chat/completions", body).close();
