@@ -246,6 +246,7 @@ public final class LlmClient implements AutoCloseable {
     dispatcher.setMaxRequests(b.maxConcurrentRequests);
     dispatcher.setMaxRequestsPerHost(b.maxConcurrentRequests);
     return http.dispatcher(dispatcher)
+        .addNetworkInterceptor(HttpTransport.HIDE_RETRY_AFTER)
         .connectTimeout(b.connectTimeout)
         .readTimeout(b.firstByteTimeout)
         .writeTimeout(b.firstByteTimeout)

@@ -190,6 +190,24 @@ class FailoverTest {
   }
 
   @Test
+  void a503WithRetryAfterZeroFailsOverInsteadOfBeingRepeatedByOkHttp() {
+    for (MockWebServer s : servers) {
+      s.setDispatcher(new mockwebserver3.Dispatcher() {
+        @Override
+        public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+          return new MockResponse.Builder().code(503).setHeader("Retry-After", "0").body("").build();
+        }
+      });
+    }
+    try (LlmClient client = client(FAST)) {
+      assertThatThrownBy(() -> client.chat(chat("zero"))).isInstanceOf(RetriesExhaustedException.class);
+    }
+    assertThat(routed).extracting(RoutedEvent::replicaId).doesNotHaveDuplicates().hasSize(3);
+    for (RoutedEvent e : routed) assertThat(byId.get(e.replicaId()).getRequestCount()).isEqualTo(1);
+    assertThat(servers.stream().mapToInt(MockWebServer::getRequestCount).sum()).isEqualTo(3);
+  }
+
+  @Test
   void retryBudgetStopsARetryStorm() {
     // Every replica fails every request. Without a budget, 40 calls x 3 attempts = 120 requests.
     for (MockWebServer s : servers) {

@@ -21,6 +21,7 @@ import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -37,6 +38,21 @@ import tools.jackson.core.JacksonException;
  */
 public final class HttpTransport {
   private static final MediaType JSON = MediaType.get("application/json");
+  private static final String HIDDEN_RETRY_AFTER = "X-LLM-Router-Retry-After";
+
+  /**
+   * A network interceptor every client installs: it moves {@code Retry-After} out of OkHttp's
+   * sight. OkHttp's follow-up logic silently repeats a 503 carrying {@code Retry-After: 0} on the
+   * same replica, even with retry-on-connection-failure off; our dispatcher must see that 503 to
+   * count it, budget it and fail over to another replica.
+   */
+  public static final Interceptor HIDE_RETRY_AFTER = chain -> {
+    Response response = chain.proceed(chain.request());
+    String retryAfter = response.header("Retry-After");
+    if (retryAfter == null) return response;
+    return response.newBuilder().removeHeader("Retry-After")
+        .header(HIDDEN_RETRY_AFTER, retryAfter).build();
+  };
   private static final int ERROR_BODY_PEEK_BYTES = 2048;
 
   private final OkHttpClient client;
@@ -155,7 +171,7 @@ public final class HttpTransport {
     int status = response.code();
     response.close();
     throw new ReplicaHttpException(replica.id(), status, excerpt, retryableStatus.test(status),
-        parseRetryAfter(response.header("Retry-After")));
+        parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
   }
 
   /** Maps an I/O failure of one exchange to the exception hierarchy. */
