@@ -12,6 +12,9 @@ public interface LoadView {
   /** Requests this client has in flight on the replica at {@code index}. */
   int inFlight(int index);
 
-  /** The sum of {@link #inFlight(int)} over all replicas of the snapshot. */
+  /**
+   * This client's requests in flight on the whole fleet: the sum of {@link #inFlight(int)}, plus,
+   * just after a membership change, requests still running on replicas that have left.
+   */
   long totalInFlight();
 }

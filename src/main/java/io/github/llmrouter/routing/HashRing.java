@@ -42,19 +42,45 @@ final class HashRing {
         p++;
       }
     }
-    Integer[] boxed = new Integer[total];
-    for (int k = 0; k < total; k++) boxed[k] = order[k];
-    Arrays.sort(boxed, (a, b) -> {
-      int c = Long.compare(hashes[a], hashes[b]);
-      return c != 0 ? c : replicas.get(ownerOf[a]).id().compareTo(replicas.get(ownerOf[b]).id());
-    });
+    sort(order, hashes, ownerOf, replicas);
     long[] points = new long[total];
     int[] owners = new int[total];
     for (int k = 0; k < total; k++) {
-      points[k] = hashes[boxed[k]];
-      owners[k] = ownerOf[boxed[k]];
+      points[k] = hashes[order[k]];
+      owners[k] = ownerOf[order[k]];
     }
     return new HashRing(points, owners);
+  }
+
+  /** Sorts point indices by hash (ties by owner id) with a bottom-up merge sort on int arrays. */
+  private static void sort(int[] order, long[] hashes, int[] ownerOf, ReplicaSet replicas) {
+    int n = order.length;
+    int[] from = order;
+    int[] to = new int[n];
+    for (int width = 1; width < n; width <<= 1) {
+      for (int lo = 0; lo < n; lo += 2 * width) {
+        int mid = Math.min(lo + width, n);
+        int hi = Math.min(lo + 2 * width, n);
+        int i = lo;
+        int j = mid;
+        for (int k = lo; k < hi; k++) {
+          if (j >= hi || (i < mid && compare(from[i], from[j], hashes, ownerOf, replicas) <= 0)) {
+            to[k] = from[i++];
+          } else {
+            to[k] = from[j++];
+          }
+        }
+      }
+      int[] swap = from;
+      from = to;
+      to = swap;
+    }
+    if (from != order) System.arraycopy(from, 0, order, 0, n);
+  }
+
+  private static int compare(int a, int b, long[] hashes, int[] ownerOf, ReplicaSet replicas) {
+    int c = Long.compare(hashes[a], hashes[b]);
+    return c != 0 ? c : replicas.get(ownerOf[a]).id().compareTo(replicas.get(ownerOf[b]).id());
   }
 
   static int pointsOf(Replica replica, int pointsPerWeight) {
@@ -84,10 +110,5 @@ final class HashRing {
   /** The number of points. */
   int size() {
     return points.length;
-  }
-
-  /** The replica owning {@code key}: the owner of the first point clockwise from it. */
-  int ownerOf(long key) {
-    return owners[positionOf(key)];
   }
 }

@@ -5,9 +5,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * XXH64 over text, without copying it into a byte array.
  *
- * <p>Characters are hashed as their UTF-16 code units in little-endian order, so
- * {@code xxh64(s, 0, s.length(), seed)} equals the reference XXH64 of
- * {@code s.getBytes(UTF_16LE)}. Every client of a fleet must compute the same hash for the same
+ * <p>Characters are hashed as their UTF-16 code units in little-endian order: {@code xxh64(s, 0,
+ * s.length(), seed)} is the reference XXH64 of those code units' bytes (for well-formed text, of
+ * {@code s.getBytes(UTF_16LE)}; a lone surrogate is hashed as the code unit it is). Every client of a fleet must compute the same hash for the same
  * request, so this function is part of the routing contract: it never changes between versions
  * of one major release.
  */

@@ -30,7 +30,7 @@ import io.github.llmrouter.replica.ReplicaSet;
  * <p><b>Bounded load.</b> With {@code total} requests in flight from this client, replica {@code
  * i} is <em>within bound</em> while {@code inFlight(i) ≤ c × (total + 1) × weight(i) / Σweight}
  * ({@code c} = {@link Builder#loadFactor(double) loadFactor}, 1.25 by default). Rank 0 is the first
- * replica within bound walking clockwise from the key. Later ranks (the failover order) continue
+ * replica within bound walking clockwise from the key's start (the best probe, below). Later ranks (the failover order) continue
  * the walk with distinct replicas, again taking only replicas within bound at the time of the
  * retry, so a retry lands on the key's next ring neighbour. Once the walk has gone all the way
  * round, the remaining replicas follow by least load per unit of weight.
