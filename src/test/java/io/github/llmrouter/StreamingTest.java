@@ -176,6 +176,15 @@ class StreamingTest {
   }
 
   @Test
+  void aJsonAnswerToAStreamingRequestIsRetriedElsewhere() {
+    first.enqueue(Fixtures.ok(Fixtures.CHAT_JSON));
+    second.enqueue(sse(chunk("fine") + finalChunk() + "data: [DONE]\n\n"));
+    try (ResponseStream<ChatChunk> stream = client.chatStream(chat("hi"))) {
+      assertThat(stream.replicaId()).isEqualTo(client.replicas().get(1).id());
+    }
+  }
+
+  @Test
   void malformedEventBeforeTheFirstChunkIsRetriedElsewhere() {
     first.enqueue(sse("data: {not json\n\n"));
     second.enqueue(sse(chunk("fine") + finalChunk() + "data: [DONE]\n\n"));

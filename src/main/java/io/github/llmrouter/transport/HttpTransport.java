@@ -176,6 +176,10 @@ public final class HttpTransport {
 
   /** Maps an I/O failure of one exchange to the exception hierarchy. */
   LlmException classify(Replica replica, Call call, IOException e) {
+    if (e instanceof InterruptedIOException && Thread.currentThread().isInterrupted()) {
+      // The caller's thread was interrupted: stop, do not fail over.
+      return new LlmException("interrupted while calling replica " + replica.id(), replica.id(), e);
+    }
     if (e instanceof SocketTimeoutException) {
       // Connect, first-byte or stream-idle timeout of one replica: another may answer in time.
       return new LlmTimeoutException("replica " + replica.id() + " timed out ("

@@ -59,6 +59,12 @@ public final class SseStream<T> implements ResponseStream<T> {
   static <T> SseStream<T> open(String replicaId, Response response, Class<T> type,
       ChunkAdapter<T> adapter, Duration idleTimeout, Runnable onClose,
       Function<IOException, LlmException> classify) {
+    String contentType = response.header("Content-Type", "");
+    if (contentType.startsWith("application/json")) {
+      // The server ignored "stream": true (or answered an error as JSON): not an event stream.
+      throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
+          + "text/event-stream)", new IOException("not an event stream"));
+    }
     SseStream<T> stream = new SseStream<>(replicaId, response, type, adapter, onClose, classify);
     try {
       stream.advance();
