@@ -145,6 +145,40 @@ class LlmClientTest {
   }
 
   @Test
+  void manyConcurrentCallsReachOneReplicaAtOnce() throws Exception {
+    // OkHttp's default dispatcher allows 5 concurrent calls per host; LLM streams need far more.
+    int concurrent = 12;
+    java.util.concurrent.CountDownLatch allArrived = new java.util.concurrent.CountDownLatch(concurrent);
+    server.setDispatcher(new mockwebserver3.Dispatcher() {
+      @Override
+      public mockwebserver3.MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        allArrived.countDown();
+        allArrived.await(10, TimeUnit.SECONDS);
+        return ok(CHAT_JSON);
+      }
+    });
+    List<java.util.concurrent.CompletableFuture<ChatResponse>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < concurrent; i++) calls.add(client.chatAsync(chat("hi " + i)));
+
+    assertThat(allArrived.await(10, TimeUnit.SECONDS)).as("all requests in flight together").isTrue();
+    for (var call : calls) assertThat(call.get(10, TimeUnit.SECONDS).text()).isEqualTo("hello");
+  }
+
+  @Test
+  void aCallerSuppliedOkHttpClientSharesItsConnectionPool() {
+    okhttp3.OkHttpClient shared = new okhttp3.OkHttpClient();
+    server.enqueue(ok(CHAT_JSON));
+    try (LlmClient sharing = LlmClient.builder().replicas(server.url("/").toString())
+        .okHttpClient(shared).build()) {
+      sharing.chat(chat("hi"));
+    }
+    assertThat(shared.connectionPool().connectionCount()).isEqualTo(1);
+    assertThat(shared.dispatcher().executorService().isShutdown())
+        .as("closing the client leaves the caller's threads alone").isFalse();
+    shared.connectionPool().evictAll();
+  }
+
+  @Test
   void inFlightReturnsToZeroAfterCalls() {
     server.enqueue(ok(CHAT_JSON));
     client.chat(chat("hi"));
