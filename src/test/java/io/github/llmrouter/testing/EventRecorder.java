@@ -24,6 +24,9 @@ public final class EventRecorder implements RoutingListener {
   public final List<ResolverErrorEvent> resolverErrors = new CopyOnWriteArrayList<>();
   public final List<AttemptFailedEvent> failedAttempts = new CopyOnWriteArrayList<>();
   public final List<CallFinishedEvent> failedCalls = new CopyOnWriteArrayList<>();
+  /** Successful calls per answering replica id. */
+  public final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger>
+      answeredBy = new java.util.concurrent.ConcurrentHashMap<>();
   /** System.nanoTime() of each ejection, parallel to {@link #ejections}. */
   public final List<Long> ejectionTimes = new CopyOnWriteArrayList<>();
 
@@ -66,6 +69,14 @@ public final class EventRecorder implements RoutingListener {
   @Override
   public void onCallFinished(CallFinishedEvent e) {
     if (!e.succeeded()) failedCalls.add(e);
+    else answeredBy.computeIfAbsent(e.replicaId(), k -> new java.util.concurrent.atomic.AtomicInteger())
+        .incrementAndGet();
+  }
+
+  /** Successful calls answered by {@code replicaId} so far. */
+  public int answered(String replicaId) {
+    java.util.concurrent.atomic.AtomicInteger n = answeredBy.get(replicaId);
+    return n == null ? 0 : n.get();
   }
 
   /** Polls {@code condition} every 5 ms for at most {@code timeout}; fails if it never holds. */
