@@ -113,7 +113,10 @@ public final class HealthCheck {
       return this;
     }
 
-    /** Timeout of one check, in (0, interval]; default 2 s. */
+    /**
+     * Timeout of one check, in (0, 1 min]; default 2 s. It may exceed the interval: the next
+     * check of a replica is scheduled only when the previous one has ended.
+     */
     public Builder timeout(Duration timeout) {
       this.timeout = requireNonNull(timeout, "timeout");
       return this;
@@ -146,8 +149,8 @@ public final class HealthCheck {
         throw new IllegalArgumentException("HealthCheck.interval must be in [10 ms, 1 h], got "
             + interval);
       }
-      if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(interval) > 0) {
-        throw new IllegalArgumentException("HealthCheck.timeout must be in (0, interval], got "
+      if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new IllegalArgumentException("HealthCheck.timeout must be in (0, 1 min], got "
             + timeout);
       }
       if (unhealthyThreshold < 1 || unhealthyThreshold > 100) {
