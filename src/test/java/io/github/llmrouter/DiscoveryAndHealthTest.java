@@ -181,6 +181,35 @@ class DiscoveryAndHealthTest {
   }
 
   @Test
+  void aReplicaJoiningALiveFleetTakesKeysOnlyForItself() throws Exception {
+    HandResolver resolver = new HandResolver();
+    Replica a = start("a");
+    Replica b = start("b");
+    Replica c = start("c");
+    Replica d = start("d");
+    try (LlmClient client = LlmClient.builder().resolver(resolver).slowStart(Duration.ZERO)
+        .build()) {
+      resolver.publish(a, b, c);
+      java.util.Map<Integer, String> before = new java.util.HashMap<>();
+      for (int i = 0; i < 120; i++) before.put(i, answeredBy(client.chat(chat("session " + i))));
+      resolver.publish(c, a, b, d); // another order, one more replica
+      int moved = 0;
+      for (int i = 0; i < 120; i++) {
+        String now = answeredBy(client.chat(chat("session " + i)));
+        if (!now.equals(before.get(i))) {
+          assertThat(now).as("a key that moved went to the new replica").isEqualTo("d");
+          moved++;
+        }
+      }
+      assertThat(moved).isBetween(10, 60); // about a quarter of the keys
+    }
+  }
+
+  private static String answeredBy(ChatResponse response) {
+    return String.valueOf(response.extra().get("x_emulated_replica"));
+  }
+
+  @Test
   void aPollingResolverAndADnsResolverFeedTheClient() throws Exception {
     Replica r = start("polled");
     try (LlmClient client = LlmClient.builder()
