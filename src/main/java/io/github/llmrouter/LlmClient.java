@@ -12,10 +12,16 @@ import io.github.llmrouter.api.EmbeddingRequest;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.dispatch.RequestDispatcher;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.HealthChecker;
+import io.github.llmrouter.replica.HealthTracker;
+import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingPolicy;
@@ -75,18 +81,26 @@ public final class LlmClient implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object schedulerLock = new Object();
   private @Nullable ScheduledExecutorService scheduler;
+  private final Membership membership;
 
-  private LlmClient(Builder b, ReplicaSet replicas) {
+  private LlmClient(Builder b, ReplicaResolver resolver) {
     this.config = b.copy();
     this.ownsHttp = b.okHttpClient == null;
     this.http = configureHttp(b);
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,
         b.retryPolicy::isRetryableStatus);
-    this.dispatcher = new RequestDispatcher(b.routingPolicy, replicas, transport, b.retryPolicy,
-        b.callTimeout, b.ticker, b.listener, this::scheduler);
+    HealthTracker health = new HealthTracker(b.outlierDetection, b.slowStart, b.ticker, b.listener);
+    this.dispatcher = new RequestDispatcher(b.routingPolicy, ReplicaSet.empty(), transport,
+        b.retryPolicy, b.callTimeout, b.ticker, b.listener, this::scheduler, health,
+        b.circuitBreaker, b.maxWaitingCalls);
+    HealthChecker checker = b.healthCheck == null ? null
+        : new HealthChecker(b.healthCheck, http, health, this::scheduler, System.nanoTime());
+    this.membership = new Membership(resolver, dispatcher, health, checker, this::scheduler,
+        b.ticker, b.listener);
+    membership.start();
   }
 
-  /** A builder with every default; at least one replica is required. */
+  /** A builder with every default; replicas or a resolver are required. */
   public static Builder builder() {
     return new Builder();
   }
@@ -155,6 +169,17 @@ public final class LlmClient implements AutoCloseable {
     return dispatcher.replicas().replicas();
   }
 
+  /**
+   * Completes with the fleet's replicas as soon as the resolver has published at least one (at
+   * once with a static list), as Armeria's {@code EndpointGroup.whenReady()} does; fails if the
+   * client is closed first. Calls made before that wait by themselves, so this is for start-up
+   * ordering and readiness probes, not a precondition.
+   */
+  public CompletableFuture<List<Replica>> whenReady() {
+    // A dependent copy: callers cannot complete the client's own future.
+    return dispatcher.whenReady().thenApply(r -> r);
+  }
+
   /** This client's requests in flight on the replica with {@code replicaId} (0 if unknown). */
   public int inFlight(String replicaId) {
     return dispatcher.inFlight(requireNonNull(replicaId, "replicaId"));
@@ -167,6 +192,8 @@ public final class LlmClient implements AutoCloseable {
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) return;
+    membership.close();
+    dispatcher.close();
     synchronized (schedulerLock) {
       if (scheduler != null) scheduler.shutdownNow();
     }
@@ -187,8 +214,10 @@ public final class LlmClient implements AutoCloseable {
     synchronized (schedulerLock) {
       if (closed.get()) throw new java.util.concurrent.RejectedExecutionException("client closed");
       if (scheduler == null) {
-        ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
-          Thread t = new Thread(r, "llm-router-retry");
+        // Two threads: retry backoffs, health checks and resolvers share it, and a slow DNS
+        // lookup must not hold up a retry.
+        ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, r -> {
+          Thread t = new Thread(r, "llm-router-scheduler");
           t.setDaemon(true);
           return t;
         });
@@ -270,6 +299,10 @@ public final class LlmClient implements AutoCloseable {
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMinutes(10);
     /** Default concurrent requests, in total and per replica: {@value}. */
     public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 1024;
+    /** Default slow-start window of a replica that joined or came back: 30 s. */
+    public static final Duration DEFAULT_SLOW_START = Duration.ofSeconds(30);
+    /** Default calls allowed to wait for replicas while the fleet is empty: {@value}. */
+    public static final int DEFAULT_MAX_WAITING_CALLS = 1024;
 
     private final List<Replica> replicas = new ArrayList<>();
     private RoutingPolicy routingPolicy = PrefixHash.builder().build();
@@ -284,6 +317,13 @@ public final class LlmClient implements AutoCloseable {
     private RoutingListener listener = RoutingListener.NONE;
     private Ticker ticker = Ticker.systemTicker();
     private @Nullable RuntimeException invalidReplica;
+    // Issue 5: discovery and health.
+    private @Nullable ReplicaResolver resolver;
+    private @Nullable HealthCheck healthCheck;
+    private OutlierDetection outlierDetection = OutlierDetection.defaults();
+    private CircuitBreakerPolicy circuitBreaker = CircuitBreakerPolicy.defaults();
+    private Duration slowStart = DEFAULT_SLOW_START;
+    private int maxWaitingCalls = DEFAULT_MAX_WAITING_CALLS;
 
     private Builder() {}
 
@@ -382,19 +422,82 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** The time source for deadlines and the retry budget; default the system ticker. */
+    /**
+     * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
+     * default the system ticker.
+     */
     public Builder ticker(Ticker ticker) {
       this.ticker = requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    // ---- Discovery and health (issue 5) ----
+
+    /**
+     * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
+     * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
+     * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
+     */
+    public Builder resolver(ReplicaResolver resolver) {
+      this.resolver = requireNonNull(resolver, "resolver");
+      return this;
+    }
+
+    /** Active health checks (GET /health); default none: see {@link HealthCheck}. */
+    public Builder healthCheck(HealthCheck healthCheck) {
+      this.healthCheck = requireNonNull(healthCheck, "healthCheck");
+      return this;
+    }
+
+    /** Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s). */
+    public Builder outlierDetection(OutlierDetection outlierDetection) {
+      this.outlierDetection = requireNonNull(outlierDetection, "outlierDetection");
+      return this;
+    }
+
+    /** Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}. */
+    public Builder circuitBreaker(CircuitBreakerPolicy circuitBreaker) {
+      this.circuitBreaker = requireNonNull(circuitBreaker, "circuitBreaker");
+      return this;
+    }
+
+    /**
+     * The window over which a replica that joined the fleet, or came back from an ejection or
+     * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
+     * Duration#ZERO} for none); default 30 s.
+     */
+    public Builder slowStart(Duration slowStart) {
+      this.slowStart = requireNonNull(slowStart, "slowStart");
+      return this;
+    }
+
+    /**
+     * Calls allowed to wait for replicas while the fleet is empty, in [0, 65536]; default {@value
+     * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
+     * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
+     * NoReplicaAvailableException}.
+     */
+    public Builder maxWaitingCalls(int maxWaitingCalls) {
+      this.maxWaitingCalls = maxWaitingCalls;
       return this;
     }
 
     /** @throws IllegalArgumentException naming the first knob out of range */
     public LlmClient build() {
       if (invalidReplica != null) throw invalidReplica;
-      if (replicas.isEmpty()) {
-        throw new IllegalArgumentException("replicas must name at least one replica");
+      if (resolver != null && !replicas.isEmpty()) {
+        throw new IllegalArgumentException("replicas and resolver are exclusive: set one of them");
       }
-      ReplicaSet set = ReplicaSet.of(replicas);
+      if (resolver == null && replicas.isEmpty()) {
+        throw new IllegalArgumentException("replicas must name at least one replica (or set a resolver)");
+      }
+      ReplicaResolver source = resolver != null ? resolver
+          : ReplicaResolver.of(ReplicaSet.of(replicas).replicas());
+      checkDuration("slowStart", slowStart, true, Duration.ofHours(1), "[0, 1 h]");
+      if (maxWaitingCalls < 0 || maxWaitingCalls > 65_536) {
+        throw new IllegalArgumentException("maxWaitingCalls must be in [0, 65536], got "
+            + maxWaitingCalls);
+      }
       checkDuration("connectTimeout", connectTimeout, false, Duration.ofMinutes(5), "(0, 5 min]");
       checkDuration("firstByteTimeout", firstByteTimeout, false, Duration.ofHours(1), "(0, 1 h]");
       checkDuration("streamIdleTimeout", streamIdleTimeout, false, Duration.ofHours(1), "(0, 1 h]");
@@ -406,7 +509,7 @@ public final class LlmClient implements AutoCloseable {
       if (apiKey != null && (apiKey.isBlank() || apiKey.indexOf('\n') >= 0 || apiKey.indexOf('\r') >= 0)) {
         throw new IllegalArgumentException("apiKey must be non-blank and on one line");
       }
-      return new LlmClient(this, set);
+      return new LlmClient(this, source);
     }
 
     private static void checkDuration(String knob, Duration d, boolean zeroAllowed, Duration max,
@@ -429,6 +532,12 @@ public final class LlmClient implements AutoCloseable {
       c.okHttpClient = okHttpClient;
       c.listener = listener;
       c.ticker = ticker;
+      c.resolver = resolver;
+      c.healthCheck = healthCheck;
+      c.outlierDetection = outlierDetection;
+      c.circuitBreaker = circuitBreaker;
+      c.slowStart = slowStart;
+      c.maxWaitingCalls = maxWaitingCalls;
       return c;
     }
 

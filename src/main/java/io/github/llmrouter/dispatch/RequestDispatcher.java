@@ -11,8 +11,11 @@ import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.HealthTracker;
+import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Ranking;
@@ -27,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * failure fail over to the next replica of the ranking after a backoff, within the attempt limit,
  * the retry budget and the call's deadline. Keeps the in-flight counters the routing policies
  * read. Internal; the public entry point is {@code LlmClient}.
+ *
+ * <p>Eligibility: the ranking is walked by an {@link EligibleWalk} that skips replicas which are
+ * unhealthy, ejected or behind an open circuit breaker, and defers those whose slow start declines
+ * the key; if no replica is eligible the call goes to all of them in ranking order (panic). Each
+ * attempt's outcome feeds outlier detection and the replica's breaker. While the fleet is empty a
+ * call waits for replicas up to its deadline, with at most {@code maxWaitingCalls} waiting.
  */
 public final class RequestDispatcher {
   private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
@@ -51,14 +61,37 @@ public final class RequestDispatcher {
   private final RoutingListener listener;
   private final Supplier<ScheduledExecutorService> scheduler;
   private volatile RoutingTable table;
+  // Issue 5: eligibility, breakers, waiting for replicas, panic.
+  private final HealthTracker health;
+  private final ReplicaBreakers breakers;
+  private final FleetReadiness readiness;
+  private final AtomicBoolean panic = new AtomicBoolean();
 
   /**
-   * @param callTimeout the whole call's deadline across attempts ({@link Duration#ZERO} = none)
-   * @param scheduler where asynchronous retries wait out their backoff; asked for lazily
+   * A dispatcher without health tracking, circuit breakers or waiting for replicas.
+   *
+   * @see #RequestDispatcher(RoutingPolicy, ReplicaSet, HttpTransport, RetryPolicy, Duration,
+   *     Ticker, RoutingListener, Supplier, HealthTracker, CircuitBreakerPolicy, int)
    */
   public RequestDispatcher(RoutingPolicy policy, ReplicaSet replicas, HttpTransport transport,
       RetryPolicy retry, Duration callTimeout, Ticker ticker, RoutingListener listener,
       Supplier<ScheduledExecutorService> scheduler) {
+    this(policy, replicas, transport, retry, callTimeout, ticker, listener, scheduler,
+        new HealthTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener),
+        CircuitBreakerPolicy.disabled(), 0);
+  }
+
+  /**
+   * @param callTimeout the whole call's deadline across attempts ({@link Duration#ZERO} = none)
+   * @param scheduler where asynchronous retries wait out their backoff; asked for lazily
+   * @param health the fleet's health, read to skip ineligible replicas and fed every outcome
+   * @param breakerPolicy the per-replica circuit breakers
+   * @param maxWaitingCalls calls allowed to wait for replicas while the fleet is empty
+   */
+  public RequestDispatcher(RoutingPolicy policy, ReplicaSet replicas, HttpTransport transport,
+      RetryPolicy retry, Duration callTimeout, Ticker ticker, RoutingListener listener,
+      Supplier<ScheduledExecutorService> scheduler, HealthTracker health,
+      CircuitBreakerPolicy breakerPolicy, int maxWaitingCalls) {
     this.policy = requireNonNull(policy, "policy");
     this.transport = requireNonNull(transport, "transport");
     this.retry = requireNonNull(retry, "retry");
@@ -67,13 +100,35 @@ public final class RequestDispatcher {
     this.callTimeoutNanos = callTimeout.toNanos();
     this.listener = requireNonNull(listener, "listener");
     this.scheduler = requireNonNull(scheduler, "scheduler");
-    this.table = RoutingTable.initial(requireNonNull(replicas, "replicas"), policy);
+    this.health = requireNonNull(health, "health");
+    this.breakers = new ReplicaBreakers(requireNonNull(breakerPolicy, "breakerPolicy"), ticker,
+        listener);
+    this.readiness = new FleetReadiness(maxWaitingCalls);
+    this.table = RoutingTable.initial(requireNonNull(replicas, "replicas"), policy,
+        Eligibility.of(health, breakers, replicas));
+    readiness.onSnapshot(replicas);
   }
 
   /** Replaces the fleet; calls in progress finish on the snapshot they started with. */
   public synchronized void updateReplicas(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
     if (!replicas.equals(table.replicas)) table = table.next(replicas, policy);
+    readiness.onSnapshot(replicas);
+  }
+
+  /** Completes with the first non-empty fleet (at once if the fleet already has replicas). */
+  public CompletableFuture<List<Replica>> whenReady() {
+    return readiness.firstReady();
+  }
+
+  /** Fails the calls waiting for replicas; called when the client closes. */
+  public void close() {
+    readiness.close();
+  }
+
+  /** Calls waiting for the fleet to have replicas. */
+  public int waitingCalls() {
+    return readiness.waiting();
   }
 
   /** The current fleet snapshot. */
@@ -116,15 +171,33 @@ public final class RequestDispatcher {
   public <T> CompletableFuture<T> callAsync(String operation, String path, RoutingRequest request,
       byte[] body, Class<T> type) {
     CompletableFuture<T> future = new CompletableFuture<>();
-    Attempts a;
-    try {
-      a = new Attempts(operation, request);
-    } catch (LlmException e) {
-      future.completeExceptionally(e);
+    long start = ticker.read();
+    if (table.picker == null && readiness.enter()) {
+      // An empty fleet: wait for replicas without holding a thread, up to the call's deadline.
+      CompletableFuture<Void> ready = readiness.whenNonEmpty();
+      if (callTimeoutNanos > 0) {
+        ready = ready.copy().orTimeout(callTimeoutNanos, TimeUnit.NANOSECONDS);
+      }
+      ready.whenComplete((v, t) -> {
+        readiness.leave();
+        startAsync(operation, path, request, body, type, future, start, false);
+      });
       return future;
     }
-    attemptAsync(a, path, body, type, future);
+    startAsync(operation, path, request, body, type, future, start, false);
     return future;
+  }
+
+  private <T> void startAsync(String operation, String path, RoutingRequest request, byte[] body,
+      Class<T> type, CompletableFuture<T> future, long start, boolean wait) {
+    Attempts a;
+    try {
+      a = new Attempts(operation, request, start, wait);
+    } catch (LlmException e) {
+      future.completeExceptionally(e);
+      return;
+    }
+    attemptAsync(a, path, body, type, future);
   }
 
   private <T> void attemptAsync(Attempts a, String path, byte[] body, Class<T> type,
@@ -162,6 +235,10 @@ public final class RequestDispatcher {
       @Override
       public void failed(LlmException failure) {
         counter.release();
+        if (future.isCancelled()) {
+          a.abandoned(); // the caller cancelled: says nothing about the replica
+          return;
+        }
         long backoff;
         try {
           backoff = a.failed(replica, failure);
@@ -225,26 +302,72 @@ public final class RequestDispatcher {
     final RoutingTable table;
     final long startNanos;
     final @Nullable Ranking ranking;
+    final EligibleWalk walk;
     int attempt;
     @Nullable List<LlmException> failures;
+    /** The replica of the attempt in progress and when it began, for outcome bookkeeping. */
+    int current = -1;
+    long attemptStart;
 
     Attempts(String operation, RoutingRequest request) {
+      this(operation, request, ticker.read(), true);
+    }
+
+    /**
+     * @param wait whether to block for replicas if the fleet is empty (asynchronous calls have
+     *     waited already)
+     */
+    Attempts(String operation, RoutingRequest request, long startNanos, boolean wait) {
       this.operation = operation;
       this.request = request;
-      this.table = RequestDispatcher.this.table;
-      this.startNanos = ticker.read();
+      this.startNanos = startNanos;
       budget.onCall();
+      RoutingTable t = RequestDispatcher.this.table;
+      if (t.picker == null && wait) t = awaitReplicas();
+      this.table = t;
       if (table.picker == null) {
-        LlmException e = new NoReplicaAvailableException("no replicas in the fleet");
+        LlmException e = new NoReplicaAvailableException("no replicas in the fleet (none "
+            + "appeared before the call deadline, or maxWaitingCalls calls were already waiting)");
         finished(null, e);
         throw e;
       }
       this.ranking = table.picker.rank(request, table.load);
+      this.walk = new EligibleWalk(ranking, table.eligibility, request);
+    }
+
+    /** Blocks until the fleet has replicas or the deadline passes; returns the table then. */
+    private RoutingTable awaitReplicas() {
+      if (!readiness.enter()) return RequestDispatcher.this.table;
+      try {
+        long timeout = 0;
+        if (callTimeoutNanos > 0) {
+          timeout = callTimeoutNanos - (ticker.read() - startNanos);
+          if (timeout <= 0) return RequestDispatcher.this.table;
+        }
+        readiness.await(timeout);
+      } catch (LlmException e) {
+        finished(null, e);
+        throw e;
+      } finally {
+        readiness.leave();
+      }
+      return RequestDispatcher.this.table;
     }
 
     /** The next replica's index, or the call's final failure if none is left. */
     int nextReplica() {
-      int index = ranking.next();
+      long now = ticker.read();
+      int index = walk.next(now);
+      boolean panicked = walk.panicked();
+      if (attempt == 0 && index >= 0 && panic.get() != panicked
+          && panic.compareAndSet(!panicked, panicked)) {
+        PanicEvent event = new PanicEvent(panicked, table.replicas.size(), panicked
+            ? "no replica is eligible (unhealthy, ejected or circuit open): routing to all"
+            : "an eligible replica is back");
+        if (listener != RoutingListener.NONE) safely(() -> listener.onPanic(event));
+      }
+      current = index;
+      attemptStart = now;
       if (index < 0) {
         LlmException e = failures == null
             ? new NoReplicaAvailableException("every replica was tried")
@@ -255,7 +378,7 @@ public final class RequestDispatcher {
       attempt++;
       if (listener != RoutingListener.NONE) {
         RoutedEvent event = new RoutedEvent(operation, request.model(), attempt,
-            table.replicas.get(index).id(), ranking.reason(), table.load.inFlight(index),
+            table.replicas.get(index).id(), walk.reason(), table.load.inFlight(index),
             table.load.totalInFlight());
         safely(() -> listener.onRouted(event));
       }
@@ -271,7 +394,23 @@ public final class RequestDispatcher {
     }
 
     void succeeded(Replica replica) {
+      record(null);
       finished(replica.id(), null);
+    }
+
+    /** The attempt's outcome is unknown (the caller cancelled): return its breaker permission. */
+    void abandoned() {
+      if (current >= 0) {
+        table.eligibility.record(current, walk.permitted(), 0,
+            new LlmException("cancelled by the caller"));
+      }
+      current = -1;
+    }
+
+    private void record(@Nullable LlmException failure) {
+      if (current < 0) return;
+      table.eligibility.record(current, walk.permitted(), ticker.read() - attemptStart, failure);
+      current = -1;
     }
 
     /**
@@ -279,6 +418,7 @@ public final class RequestDispatcher {
      * final failure if there is to be no next one.
      */
     long failed(Replica replica, LlmException failure) {
+      record(failure);
       if (failures == null) failures = new ArrayList<>(retry.maxAttempts());
       failures.add(failure);
       String whyNot;

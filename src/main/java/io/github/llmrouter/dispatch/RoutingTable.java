@@ -14,20 +14,25 @@ final class RoutingTable {
   final ReplicaSet replicas;
   final LocalLoad load;
   final @Nullable ReplicaPicker picker;
+  /** Which replicas may take attempts: health, ejection, breakers, slow start (issue 5). */
+  final Eligibility eligibility;
 
-  private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker) {
+  private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
+      Eligibility eligibility) {
     this.replicas = replicas;
     this.load = load;
     this.picker = picker;
+    this.eligibility = eligibility;
   }
 
-  static RoutingTable initial(ReplicaSet replicas, RoutingPolicy policy) {
+  static RoutingTable initial(ReplicaSet replicas, RoutingPolicy policy, Eligibility eligibility) {
     LocalLoad load = LocalLoad.of(replicas);
-    return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas));
+    return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
+        eligibility);
   }
 
   RoutingTable next(ReplicaSet replicas, RoutingPolicy policy) {
     return new RoutingTable(replicas, load.next(replicas),
-        replicas.isEmpty() ? null : policy.newPicker(replicas));
+        replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas));
   }
 }

@@ -2,9 +2,11 @@ package io.github.llmrouter.observe;
 
 /**
  * Receives routing events: every replica choice with the reason for it, every failed attempt, and
- * the end of every call. Methods are called on the request's thread (or an OkHttp thread for
- * asynchronous calls) and must return quickly; an exception thrown by a listener is logged and
- * otherwise ignored.
+ * the end of every call; and, from the side, every membership change, ejection, circuit-breaker
+ * transition, health flip and panic. Request events are called on the request's thread (or an
+ * OkHttp thread for asynchronous calls); fleet events on whichever thread noticed the change (a
+ * request thread, the client's scheduler or a resolver's thread). Methods must return quickly and
+ * be thread-safe; an exception thrown by a listener is logged and otherwise ignored.
  *
  * <pre>{@code
  * LlmClient client = LlmClient.builder()
@@ -27,4 +29,24 @@ public interface RoutingListener {
 
   /** A call ended, successfully or not (for streams: when the first chunk arrived or all failed). */
   default void onCallFinished(CallFinishedEvent event) {}
+
+  // Fleet events (issue 5): membership, ejection, breakers, health, panic.
+
+  /** A replica joined, left or changed. */
+  default void onMembershipChanged(MembershipEvent event) {}
+
+  /** Outlier detection ejected a replica, or an ejection ended. */
+  default void onEjection(EjectionEvent event) {}
+
+  /** A replica's circuit breaker changed state. */
+  default void onCircuitBreaker(CircuitBreakerEvent event) {}
+
+  /** Active health checking flipped a replica's health. */
+  default void onHealthChanged(HealthChangedEvent event) {}
+
+  /** Panic mode began or ended. */
+  default void onPanic(PanicEvent event) {}
+
+  /** A resolver failed; the last published replicas stay in use. */
+  default void onResolverError(ResolverErrorEvent event) {}
 }

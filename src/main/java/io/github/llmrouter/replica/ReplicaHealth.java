@@ -1,0 +1,73 @@
+package io.github.llmrouter.replica;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The routing eligibility of one replica, read on the request path: whether active health checks
+ * pass, whether outlier detection has ejected it, and how far along its slow start is. One object
+ * per replica id, carried across membership snapshots by {@link HealthTracker}; every read is a
+ * plain volatile read, every write comes from a failure, a health check or an expiry. Internal.
+ */
+public final class ReplicaHealth {
+  static final long NEVER = Long.MIN_VALUE;
+
+  private final String id;
+  private final HealthTracker tracker;
+  volatile boolean healthy = true;
+  final AtomicLong ejectedUntil = new AtomicLong(NEVER);
+  volatile long warmingSince = NEVER;
+  final AtomicInteger consecutiveFailures = new AtomicInteger();
+  // Guarded by the tracker: ejection bookkeeping, touched only when ejecting.
+  int ejections;
+  long lastEjectionEnd = NEVER;
+
+  ReplicaHealth(String id, HealthTracker tracker) {
+    this.id = id;
+    this.tracker = tracker;
+  }
+
+  /** The replica's id. */
+  public String id() {
+    return id;
+  }
+
+  /** Whether active health checks pass (true when none are configured). */
+  public boolean isHealthy() {
+    return healthy;
+  }
+
+  /**
+   * Whether outlier detection has the replica ejected at ticker time {@code now}. The first reader
+   * to see an ejection expire ends it (and reports it), so no timer is needed.
+   */
+  public boolean isEjected(long now) {
+    long until = ejectedUntil.get();
+    if (until == NEVER) return false;
+    if (now - until < 0) return true;
+    tracker.ejectionEnded(this, until);
+    return false;
+  }
+
+  /**
+   * The share of keys the replica accepts at ticker time {@code now}: 1.0 once warm, ramping
+   * linearly from {@link HealthTracker#SLOW_START_MIN_SHARE} over the slow-start window after it
+   * joined or came back.
+   */
+  public double slowStartShare(long now) {
+    long since = warmingSince;
+    if (since == NEVER) return 1.0;
+    return tracker.share(this, since, now);
+  }
+
+  /** Consecutive replica failures since the last success or ejection. */
+  public int consecutiveFailures() {
+    return consecutiveFailures.get();
+  }
+
+  @Override
+  public String toString() {
+    return "ReplicaHealth{id=" + id + ", healthy=" + healthy + ", ejected="
+        + (ejectedUntil.get() != NEVER) + ", warming=" + (warmingSince != NEVER) + '}';
+  }
+}

@@ -1,0 +1,193 @@
+package io.github.llmrouter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.api.ChatMessage;
+import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.testing.EventRecorder;
+import io.github.llmrouter.testing.ManualTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replicas that die, hang or answer 503 under concurrent load, on loopback: the client keeps
+ * every non-streaming call successful, ejects the sick replica, and brings it back through slow
+ * start. Every loop is bounded in count; every wait in time.
+ */
+class FaultInjectionTest {
+  private static final RetryPolicy FAST_RETRIES = RetryPolicy.builder()
+      .initialBackoff(Duration.ofMillis(5)).maxBackoff(Duration.ofMillis(20)).build();
+
+  private final List<EmulatedReplica> servers = new ArrayList<>();
+  private final List<Replica> replicas = new ArrayList<>();
+  private final EventRecorder events = new EventRecorder();
+  private ExecutorService callers;
+
+  @BeforeEach
+  void startFleet() {
+    for (int i = 0; i < 4; i++) {
+      EmulatedReplica s = EmulatedReplica.builder().id("replica-" + i)
+          .baseLatency(Duration.ofMillis(1)).decodeInterval(Duration.ofNanos(100_000)).build()
+          .start();
+      servers.add(s);
+      replicas.add(Replica.builder(s.baseUrl()).id(s.id()).build());
+    }
+    callers = Executors.newFixedThreadPool(8);
+  }
+
+  @AfterEach
+  void stopFleet() throws InterruptedException {
+    callers.shutdownNow();
+    callers.awaitTermination(10, TimeUnit.SECONDS);
+    servers.forEach(EmulatedReplica::close);
+  }
+
+  private static ChatRequest request(String key) {
+    return ChatRequest.builder("m").message(ChatMessage.system("You are a helpful assistant."))
+        .message(ChatMessage.user(key + ": what is a KV cache?")).maxTokens(4).build();
+  }
+
+  /** Runs {@code threads × callsEach} calls; {@code afterEach} sees the running count. */
+  private void load(LlmClient client, String phase, int threads, int callsEach, IntConsumer afterEach)
+      throws Exception {
+    AtomicInteger done = new AtomicInteger();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      futures.add(callers.submit(() -> {
+        for (int i = 0; i < callsEach; i++) {
+          client.chat(request(phase + "-" + thread + "-" + i));
+          afterEach.accept(done.incrementAndGet());
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void killingOneOfFourReplicasMidRunFailsNoCallAndEjectsItWithinTwoSeconds() throws Exception {
+    EmulatedReplica victim = servers.get(2);
+    AtomicLong killedAt = new AtomicLong();
+    try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(FAST_RETRIES)
+        .listener(events).build()) {
+      load(client, "kill", 8, 100, done -> {
+        if (done == 200 && killedAt.compareAndSet(0, System.nanoTime())) victim.close();
+      });
+    }
+
+    assertThat(events.failedCalls).as("failed calls").isEmpty();
+    assertThat(events.ejections).filteredOn(EjectionEvent::ejected).singleElement()
+        .satisfies(e -> assertThat(e.replicaId()).isEqualTo(victim.id()));
+    long ejectedAfter = events.ejectionTimes.get(0) - killedAt.get();
+    System.out.printf("kill: ejected %.1f ms after the kill; %d failed attempts on it%n",
+        ejectedAfter / 1e6, events.failedAttempts.stream()
+            .filter(a -> a.replicaId().equals(victim.id())).count());
+    assertThat(Duration.ofNanos(ejectedAfter)).isLessThan(Duration.ofSeconds(2));
+    int answeredAfterKill = events.answered(victim.id());
+    assertThat(answeredAfterKill).isLessThanOrEqualTo(200);
+    assertThat(events.failedAttempts).filteredOn(a -> a.replicaId().equals(victim.id()))
+        .hasSizeBetween(5, 100);
+  }
+
+  @Test
+  void aHangingReplicaFailsOverWithinTheFirstByteTimeoutAndIsEjected() throws Exception {
+    EmulatedReplica victim = servers.get(1);
+    victim.faults().hangNext(100_000);
+    Duration firstByte = Duration.ofMillis(300);
+    List<Long> durations = java.util.Collections.synchronizedList(new ArrayList<>());
+    try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(FAST_RETRIES)
+        .firstByteTimeout(firstByte).listener(events).build()) {
+      AtomicInteger done = new AtomicInteger();
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int thread = t;
+        futures.add(callers.submit(() -> {
+          for (int i = 0; i < 25; i++) {
+            long start = System.nanoTime();
+            client.chat(request("hang-" + thread + "-" + i));
+            durations.add(System.nanoTime() - start);
+            done.incrementAndGet();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+    }
+
+    assertThat(events.failedCalls).as("failed calls").isEmpty();
+    List<AttemptFailedEvent> onVictim = events.failedAttempts.stream()
+        .filter(a -> a.replicaId().equals(victim.id())).toList();
+    assertThat(onVictim).hasSizeBetween(5, 20)
+        .allSatisfy(a -> {
+          assertThat(a.failure()).isInstanceOf(LlmTimeoutException.class);
+          assertThat(a.willRetry()).isTrue();
+        });
+    assertThat(events.ejections).filteredOn(EjectionEvent::ejected).singleElement()
+        .satisfies(e -> assertThat(e.replicaId()).isEqualTo(victim.id()));
+    System.out.printf("hang: %d timed-out attempts, longest call %.1f ms%n", onVictim.size(),
+        durations.stream().mapToLong(Long::longValue).max().orElseThrow() / 1e6);
+    // One timed-out attempt plus a short backoff and a healthy answer; generous for a busy CI.
+    assertThat(Duration.ofNanos(durations.stream().mapToLong(Long::longValue).max().orElseThrow()))
+        .isLessThan(firstByte.plus(Duration.ofMillis(1500)));
+    assertThat(events.answered(victim.id())).isZero();
+  }
+
+  @Test
+  void aReplicaAnswering503ForTenSecondsIsEjectedThenWinsItsTrafficBackThroughSlowStart()
+      throws Exception {
+    ManualTicker ticker = new ManualTicker();
+    EmulatedReplica victim = servers.get(3);
+    victim.faults().failNext(1_000_000, 503);
+    try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(FAST_RETRIES)
+        .ticker(ticker).listener(events).build()) {
+      load(client, "sick", 4, 25, done -> {});
+      assertThat(events.ejections).filteredOn(EjectionEvent::ejected).singleElement()
+          .satisfies(e -> {
+            assertThat(e.replicaId()).isEqualTo(victim.id());
+            assertThat(e.duration()).isEqualTo(Duration.ofSeconds(30));
+          });
+
+      ticker.advance(Duration.ofSeconds(10));
+      victim.faults().clear(); // recovered after 10 s, but still ejected for 20 s more
+      int before = events.answered(victim.id());
+      load(client, "ejected", 4, 25, done -> {});
+      assertThat(events.answered(victim.id())).isEqualTo(before);
+
+      ticker.advance(Duration.ofSeconds(20)); // the ejection ends; slow start begins
+      double[] shares = new double[3];
+      for (int step = 0; step < 3; step++) {
+        int answeredBefore = events.answered(victim.id());
+        load(client, "back" + step, 4, 100, done -> {});
+        shares[step] = (events.answered(victim.id()) - answeredBefore) / 400.0;
+        ticker.advance(Duration.ofSeconds(15));
+      }
+      System.out.printf("503: victim's share 0 s / 15 s / 30 s after its ejection: %.3f %.3f %.3f%n",
+          shares[0], shares[1], shares[2]);
+      // A warm replica of four owns about a quarter of the keys; it starts at 10% of that.
+      assertThat(shares[0]).as("share just back").isLessThan(0.08);
+      assertThat(shares[1]).as("share half-way").isGreaterThan(shares[0]);
+      assertThat(shares[2]).as("share when warm").isGreaterThan(shares[1]).isGreaterThan(0.15);
+    }
+    assertThat(events.failedCalls).as("failed calls").isEmpty();
+    assertThat(events.ejections).filteredOn(e -> !e.ejected()).singleElement()
+        .satisfies(e -> assertThat(e.replicaId()).isEqualTo(victim.id()));
+  }
+}
