@@ -34,6 +34,22 @@ import io.github.llmrouter.replica.ReplicaSet;
  * the walk with distinct replicas, again taking only replicas within bound at the time of the
  * retry, so a retry lands on the key's next ring neighbour. Once the walk has gone all the way
  * round, the remaining replicas follow by least load per unit of weight.
+ *
+ * <p><b>Reported load.</b> When the view has fresh load reports (see {@code LoadView}), the walk
+ * also skips a replica that reports itself saturated. The exact rule: walking clockwise from the
+ * key's start, take the first replica not yet returned that is
+ * <ol>
+ *   <li>within the load bound above, and
+ *   <li>whose effective queue is unknown or below {@link Builder#queueThreshold(int)
+ *       queueThreshold} (default {@value #DEFAULT_QUEUE_THRESHOLD}), and
+ *   <li>whose KV-cache usage is unknown or below {@link Builder#kvUsageThreshold(double)
+ *       kvUsageThreshold} (default {@value #DEFAULT_KV_USAGE_THRESHOLD}).
+ * </ol>
+ * If no replica is left, take the one with the smallest effective queue per unit of weight,
+ * counting this client's in-flight requests for a replica without a fresh report (ties: the
+ * fewest in flight, then the first at or after the key's start in snapshot order). Without
+ * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
+ * decision, so a saturated fleet costs one pass over the replicas, not over the ring.
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */
@@ -42,18 +58,28 @@ public final class PrefixHash implements RoutingPolicy {
   public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
   /** Default ring look-ups per key: {@value}. */
   public static final int DEFAULT_PROBES = 3;
+  /** Default effective queue at which a replica is skipped: {@value}. */
+  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
+  /** Default KV-cache usage at which a replica is skipped: {@value}. */
+  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
 
   private final KeyExtractor keyExtractor;
   private final double loadFactor;
   private final int pointsPerWeight;
   private final int probes;
+  private final boolean reportedLoad;
+  private final int queueThreshold;
+  private final double kvUsageThreshold;
 
   private PrefixHash(Builder b) {
     this.keyExtractor = b.keyExtractor != null ? b.keyExtractor : KeyExtractor.prefix(b.prefixChars);
     this.loadFactor = b.loadFactor;
     this.pointsPerWeight = b.pointsPerWeight;
     this.probes = b.probes;
+    this.reportedLoad = b.reportedLoad;
+    this.queueThreshold = b.queueThreshold;
+    this.kvUsageThreshold = b.kvUsageThreshold;
   }
 
   public static Builder builder() {
@@ -70,7 +96,8 @@ public final class PrefixHash implements RoutingPolicy {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        probes);
+        probes, reportedLoad ? queueThreshold : Integer.MAX_VALUE,
+        reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY);
   }
 
   @Override
@@ -81,7 +108,8 @@ public final class PrefixHash implements RoutingPolicy {
   @Override
   public String toString() {
     return "PrefixHash{loadFactor=" + loadFactor + ", pointsPerWeight=" + pointsPerWeight
-        + ", probes=" + probes + '}';
+        + ", probes=" + probes + (reportedLoad ? ", queueThreshold=" + queueThreshold
+        + ", kvUsageThreshold=" + kvUsageThreshold : ", reportedLoad=false") + '}';
   }
 
   static final class Picker implements ReplicaPicker {
@@ -91,10 +119,14 @@ public final class PrefixHash implements RoutingPolicy {
     private final double[] boundShare;
     private final double[] weights;
     private final int probes;
+    private final int queueThreshold;
+    private final double kvUsageThreshold;
 
     Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor,
-        int probes) {
+        int probes, int queueThreshold, double kvUsageThreshold) {
       this.ring = ring;
+      this.queueThreshold = queueThreshold;
+      this.kvUsageThreshold = kvUsageThreshold;
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
@@ -137,6 +169,8 @@ public final class PrefixHash implements RoutingPolicy {
     private final LoadView load;
     private final int start;
     private final SeenSet seen = new SeenSet();
+    /** Replicas examined and skipped in the current call of {@link #next()}. */
+    private final SeenSet rejected = new SeenSet();
     private int walked;
     private int returned;
     private String reason = "";
@@ -154,24 +188,34 @@ public final class PrefixHash implements RoutingPolicy {
       HashRing ring = picker.ring;
       int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
-      boolean skippedOverBound = false;
-      while (walked < size) {
+      String skipped = null;
+      rejected.clear();
+      int unexamined = n - returned;
+      while (walked < size && unexamined > 0) {
         int position = start + walked;
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
         walked++;
-        if (seen.contains(owner)) continue;
-        if (load.inFlight(owner) <= picker.boundShare[owner] * totalPlusOne) {
+        if (seen.contains(owner) || rejected.contains(owner)) continue;
+        // Skipped replicas stay eligible for the tail after the walk, and for later ranks.
+        String why = load.inFlight(owner) > picker.boundShare[owner] * totalPlusOne
+            ? "over load bound"
+            : load.effectiveQueue(owner) >= picker.queueThreshold ? "reported queue at threshold"
+            : load.kvUsage(owner) >= picker.kvUsageThreshold ? "KV cache nearly full" : null;
+        if (why == null) {
           reason = returned > 0 ? "failover: next ring replica within load bound"
-              : walked == 1 ? "key owner on the ring, within load bound"
-              : "key owner over load bound: next ring replica within bound";
+              : skipped == null ? "key owner on the ring, within load bound"
+              : "key owner " + skipped + ": next ring replica within bound";
           return take(owner, n);
         }
-        // Over bound now; it stays eligible for the least-loaded tail after the full walk.
-        skippedOverBound = true;
+        if (skipped == null) skipped = why;
+        rejected.add(owner, n);
+        unexamined--;
       }
-      int least = Rankings.leastLoaded(load, picker.weights, seen, start % n);
-      reason = skippedOverBound || returned == 0 ? "no replica within load bound: least loaded"
+      int least = Rankings.leastQueued(load, picker.weights, seen, start % n);
+      reason = skipped != null || returned == 0
+          ? "no replica within load bound and below the queue thresholds: least loaded by "
+              + "effective queue"
           : "failover: least loaded of the rest";
       return take(least, n);
     }
@@ -194,6 +238,9 @@ public final class PrefixHash implements RoutingPolicy {
     private double loadFactor = DEFAULT_LOAD_FACTOR;
     private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
     private int probes = DEFAULT_PROBES;
+    private boolean reportedLoad = true;
+    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
     private KeyExtractor keyExtractor;
 
     private Builder() {}
@@ -232,6 +279,35 @@ public final class PrefixHash implements RoutingPolicy {
       return this;
     }
 
+    /**
+     * The effective queue (reported waiting requests corrected by this client's dispatches since)
+     * at which a replica is skipped, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD},
+     * the middle of the 3–5 waiting requests practitioners start from.
+     */
+    public Builder queueThreshold(int queueThreshold) {
+      this.queueThreshold = queueThreshold;
+      return this;
+    }
+
+    /**
+     * The reported KV-cache usage at which a replica is skipped, in (0, 1]; default {@value
+     * #DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached prefixes
+     * or wait for memory.
+     */
+    public Builder kvUsageThreshold(double kvUsageThreshold) {
+      this.kvUsageThreshold = kvUsageThreshold;
+      return this;
+    }
+
+    /**
+     * Whether reported queue depth and KV usage take part in the ranking; default true. False
+     * gives the in-flight-only bounded-load walk, whatever the replicas report.
+     */
+    public Builder reportedLoad(boolean reportedLoad) {
+      this.reportedLoad = reportedLoad;
+      return this;
+    }
+
     /** Replaces the key extractor (for example to key on a session id). */
     public Builder keyExtractor(KeyExtractor keyExtractor) {
       this.keyExtractor = requireNonNull(keyExtractor, "keyExtractor");
@@ -253,6 +329,14 @@ public final class PrefixHash implements RoutingPolicy {
       }
       if (probes < 1 || probes > 8) {
         throw new IllegalArgumentException("PrefixHash.probes must be in [1, 8], got " + probes);
+      }
+      if (queueThreshold < 1 || queueThreshold > 100_000) {
+        throw new IllegalArgumentException("PrefixHash.queueThreshold must be in [1, 100000], got "
+            + queueThreshold);
+      }
+      if (!(kvUsageThreshold > 0 && kvUsageThreshold <= 1)) {
+        throw new IllegalArgumentException("PrefixHash.kvUsageThreshold must be in (0, 1], got "
+            + kvUsageThreshold);
       }
       return new PrefixHash(this);
     }
