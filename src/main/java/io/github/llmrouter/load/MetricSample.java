@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 public record MetricSample(String name, Map<String, String> labels, double value) {
   public MetricSample {
     requireNonNull(name, "name");
-    labels = Map.copyOf(requireNonNull(labels, "labels"));
+    labels = java.util.Collections.unmodifiableMap(
+        new java.util.LinkedHashMap<>(requireNonNull(labels, "labels")));
   }
 
   /** The value of label {@code name}, or null if the sample has no such label. */

@@ -68,16 +68,18 @@ public final class PrometheusText {
       while (i < n && isNameChar(line.charAt(i))) i++;
       String name = line.substring(0, i);
       Map<String, String> labels = Map.of();
+      // Tokens may be separated by any number of blanks.
+      while (i < n && isBlank(line.charAt(i))) i++;
       if (i < n && line.charAt(i) == '{') {
         labels = new LinkedHashMap<>();
         i = parseLabels(line, i + 1, labels);
         if (i < 0) return null;
+        while (i < n && isBlank(line.charAt(i))) i++;
       }
-      // Value, then optional timestamp, then optional exemplar; separated by blanks.
-      if (i >= n || !isBlank(line.charAt(i))) return null;
-      while (i < n && isBlank(line.charAt(i))) i++;
+      // Value, then optional timestamp, then optional exemplar.
       int valueStart = i;
       while (i < n && !isBlank(line.charAt(i))) i++;
+      if (valueStart == i) return null;
       double value = parseValue(line.substring(valueStart, i));
       if (value != value && !isNaNText(line.substring(valueStart, i))) return null;
       while (i < n && isBlank(line.charAt(i))) i++;
