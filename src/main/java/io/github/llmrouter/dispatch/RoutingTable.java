@@ -26,6 +26,12 @@ final class RoutingTable {
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas));
   }
 
+  /** The first table, over a load view configured by the caller (staleness, ticker). */
+  static RoutingTable initial(LocalLoad load, RoutingPolicy policy) {
+    ReplicaSet replicas = load.replicas();
+    return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas));
+  }
+
   RoutingTable next(ReplicaSet replicas, RoutingPolicy policy) {
     return new RoutingTable(replicas, load.next(replicas),
         replicas.isEmpty() ? null : policy.newPicker(replicas));
