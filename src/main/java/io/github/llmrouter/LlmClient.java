@@ -212,7 +212,8 @@ public final class LlmClient implements AutoCloseable {
           load.inFlight(i), load.dispatchedSinceReport(i), load.completedSinceReport(i), sat));
     }
     return new FleetSnapshot(list, total, reporting == 0 ? 0 : (double) total / reporting,
-        reporting, saturated, qt, kt);
+        reporting, saturated, qt, kt, scraper == null ? 0 : scraper.failures(),
+        scraper == null ? 0 : scraper.malformedLines());
   }
 
   /**

@@ -75,14 +75,19 @@ final class AdmissionGate {
   /** Admits waiting requests, in order, as far as the fleet has room. Cheap when none wait. */
   void onLoadChanged() {
     if (waiting == 0) return;
+    java.util.List<CompletableFuture<Void>> admitted = new java.util.ArrayList<>();
     synchronized (this) {
       long room = room(load.get());
       while (room > 0 && !waiters.isEmpty()) {
         CompletableFuture<Void> next = waiters.pollFirst();
-        waiting = waiters.size();
-        if (next.complete(null)) room--;
+        if (next.isDone()) continue; // gave up meanwhile
+        admitted.add(next);
+        room--;
       }
+      waiting = waiters.size();
     }
+    // Outside the lock: an admitted asynchronous call dispatches on this thread.
+    for (CompletableFuture<Void> ticket : admitted) ticket.complete(null);
   }
 
   /** Null if admitted at once; otherwise the ticket to wait on. */

@@ -23,9 +23,12 @@ import org.jspecify.annotations.Nullable;
  * @param saturatedReplicas replicas at or above the queue or KV-usage threshold
  * @param queueThreshold the effective queue that counts as saturated
  * @param kvUsageThreshold the KV usage that counts as saturated
+ * @param scrapeFailures metrics scrapes that failed since the client started
+ * @param malformedMetricsLines metrics lines skipped as malformed since the client started
  */
 public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, double meanWaiting,
-    int reportingReplicas, int saturatedReplicas, int queueThreshold, double kvUsageThreshold) {
+    int reportingReplicas, int saturatedReplicas, int queueThreshold, double kvUsageThreshold,
+    long scrapeFailures, long malformedMetricsLines) {
   public FleetSnapshot {
     replicas = List.copyOf(requireNonNull(replicas, "replicas"));
   }

@@ -87,7 +87,7 @@ public final class LoadScraper implements AutoCloseable {
     this.sink = requireNonNull(sink, "sink");
   }
 
-  /** Starts scraping on a daemon thread; the first round comes after a random part of an interval. */
+  /** Starts scraping on a daemon thread; the first round comes after 0.5 to 1.5 intervals. */
   public synchronized void start() {
     if (scheduler != null || closed.get()) return;
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
@@ -98,8 +98,9 @@ public final class LoadScraper implements AutoCloseable {
     s.setRemoveOnCancelPolicy(true);
     scheduler = s;
     long interval = config.scrapeInterval().toNanos();
-    // Spread the first round so that clients started together do not scrape in lockstep.
-    schedule((long) (interval * ThreadLocalRandom.current().nextDouble()));
+    // The first round within [0.5, 1.5) intervals: clients started together do not scrape in
+    // lockstep, and nothing is scraped in the first half interval (a test can script a fleet).
+    schedule((long) (interval * (0.5 + ThreadLocalRandom.current().nextDouble())));
   }
 
   private void schedule(long delayNanos) {
