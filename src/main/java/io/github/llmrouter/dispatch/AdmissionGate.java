@@ -124,9 +124,10 @@ final class AdmissionGate {
   /** Whether some replica is not saturated; stops at the first one. */
   boolean hasRoom(LocalLoad view) {
     int n = view.replicas().size();
+    long now = view.now();
     for (int i = 0; i < n; i++) {
-      if (view.kvUsage(i) >= config.kvUsageThreshold()) continue;
-      if (view.effectiveQueue(i) < config.queueThreshold()) return true;
+      if (view.kvUsage(i, now) >= config.kvUsageThreshold()) continue;
+      if (view.effectiveQueue(i, now) < config.queueThreshold()) return true;
     }
     return false;
   }
@@ -139,9 +140,10 @@ final class AdmissionGate {
   long room(LocalLoad view) {
     long room = 0;
     int n = view.replicas().size();
+    long now = view.now();
     for (int i = 0; i < n; i++) {
-      int q = view.effectiveQueue(i);
-      double kv = view.kvUsage(i);
+      int q = view.effectiveQueue(i, now);
+      double kv = view.kvUsage(i, now);
       if (kv >= config.kvUsageThreshold()) continue;
       if (q < 0) return Long.MAX_VALUE;
       if (q < config.queueThreshold()) room += config.queueThreshold() - q;

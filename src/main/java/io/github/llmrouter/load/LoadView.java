@@ -36,4 +36,23 @@ public interface LoadView {
   default double kvUsage(int index) {
     return Double.NaN;
   }
+
+  /**
+   * The time reports are aged against, for policies that examine many replicas in one decision:
+   * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
+   * 0 for views that do not age reports.
+   */
+  default long now() {
+    return 0;
+  }
+
+  /** {@link #effectiveQueue(int)} with the staleness judged at {@code now} (from {@link #now()}). */
+  default int effectiveQueue(int index, long now) {
+    return effectiveQueue(index);
+  }
+
+  /** {@link #kvUsage(int)} with the staleness judged at {@code now} (from {@link #now()}). */
+  default double kvUsage(int index, long now) {
+    return kvUsage(index);
+  }
 }

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * the report)}: the replica's reported queue corrected by what this client did since. Both
  * corrections come from the atomic in-flight counter (dispatched − completed since the report is
  * the change of this client's in-flight count since then), so reading it costs one volatile read
- * of the report snapshot, one of the counter and one ticker read. A report older than the
+ * of the report snapshot and one of the counter; policies read the ticker once per decision
+ * ({@link #now()}). A report older than the
  * staleness limit is ignored: the effective queue and KV usage are unknown and policies fall back
  * to in-flight counts. A replica whose reports stop is never treated as down: its load is simply
  * unknown.
@@ -42,6 +43,8 @@ public final class LocalLoad implements LoadView {
   static final class Shared {
     final AtomicInteger total = new AtomicInteger();
     volatile @Nullable Runnable onRelease;
+    /** Whether any report was ever published: until then a decision need not read the clock. */
+    volatile boolean reported;
   }
 
   private LocalLoad(ReplicaSet replicas, InFlightCounter[] counters, Shared shared, Ticker ticker,
@@ -111,17 +114,32 @@ public final class LocalLoad implements LoadView {
 
   @Override
   public int effectiveQueue(int index) {
+    return effectiveQueue(index, ticker.read());
+  }
+
+  @Override
+  public double kvUsage(int index) {
+    return kvUsage(index, ticker.read());
+  }
+
+  @Override
+  public long now() {
+    return shared.reported ? ticker.read() : 0;
+  }
+
+  @Override
+  public int effectiveQueue(int index, long now) {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
-    if (p == null || p.report().waiting() < 0 || isStale(p)) return -1;
+    if (p == null || p.report().waiting() < 0 || isStale(p, now)) return -1;
     long q = (long) p.report().waiting() + c.get() - p.inFlightAtReport();
     return q <= 0 ? 0 : (int) Math.min(q, Integer.MAX_VALUE);
   }
 
   @Override
-  public double kvUsage(int index) {
+  public double kvUsage(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
-    return p == null || isStale(p) ? Double.NaN : p.report().kvUsage();
+    return p == null || isStale(p, now) ? Double.NaN : p.report().kvUsage();
   }
 
   /** The replica's latest report, fresh or stale, or null if it never reported. */
@@ -133,7 +151,7 @@ public final class LocalLoad implements LoadView {
   /** Whether the replica has a report younger than the staleness limit. */
   public boolean hasFreshReport(int index) {
     InFlightCounter.Published p = counters[index].report();
-    return p != null && !isStale(p);
+    return p != null && !isStale(p, ticker.read());
   }
 
   /** Requests this client dispatched to the replica since its latest report (0 if none). */
@@ -169,6 +187,7 @@ public final class LocalLoad implements LoadView {
    */
   public void publish(int index, LoadReport report, boolean fromResponse) {
     counters[index].publish(requireNonNull(report, "report"), fromResponse);
+    shared.reported = true;
   }
 
   /** Publishes a report by replica id; ignored if the replica is not in this snapshot. */
@@ -184,7 +203,7 @@ public final class LocalLoad implements LoadView {
     shared.onRelease = listener;
   }
 
-  private boolean isStale(InFlightCounter.Published p) {
-    return ticker.read() - p.report().receivedNanos() > staleAfterNanos;
+  private boolean isStale(InFlightCounter.Published p, long now) {
+    return now - p.report().receivedNanos() > staleAfterNanos;
   }
 }

@@ -79,7 +79,8 @@ public final class LeastLoaded implements RoutingPolicy {
         if (b >= a) b++;
         pick = less(b, a) ? b : a;
       } else {
-        pick = Rankings.leastQueued(load, weights, seen, (int) Math.floorMod(r, (long) n));
+        pick = Rankings.leastQueued(load, weights, seen, (int) Math.floorMod(r, (long) n),
+            load.now());
       }
       seen.add(pick, n);
       returned++;
@@ -90,8 +91,9 @@ public final class LeastLoaded implements RoutingPolicy {
     private boolean less(int x, int y) {
       int fx = load.inFlight(x);
       int fy = load.inFlight(y);
-      int qx = load.effectiveQueue(x);
-      int qy = load.effectiveQueue(y);
+      long now = load.now();
+      int qx = load.effectiveQueue(x, now);
+      int qy = load.effectiveQueue(y, now);
       double ax = (qx >= 0 ? qx : fx) / weights[x];
       double ay = (qy >= 0 ? qy : fy) / weights[y];
       return ax < ay || (ax == ay && fx / weights[x] < fy / weights[y]);

@@ -47,7 +47,9 @@ import io.github.llmrouter.replica.ReplicaSet;
  * </ol>
  * If no replica is left, take the one with the smallest effective queue per unit of weight,
  * counting this client's in-flight requests for a replica without a fresh report (ties: the
- * fewest in flight, then the first at or after the key's start in snapshot order). Without
+ * fewest in flight per unit of weight, then the first met walking the ring from the key; in a
+ * late failover whose walk has gone all the way round, the first in snapshot order from the
+ * key's start). Without
  * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
  * decision, so a saturated fleet costs one pass over the replicas, not over the ring.
  */
@@ -165,12 +167,21 @@ public final class PrefixHash implements RoutingPolicy {
   }
 
   private static final class RingRanking implements Ranking {
+    // Constant reasons: a decision must not build strings.
+    private static final String OWNER = "key owner on the ring, within load bound";
+    private static final String[] SKIPPED_OWNER = {
+      "key owner over load bound: next ring replica within bound",
+      "key owner's reported queue at threshold: next ring replica within bound",
+      "key owner's KV cache nearly full: next ring replica within bound"};
+    private static final String FAILOVER = "failover: next ring replica within load bound";
+    private static final String NONE_LEFT =
+        "no replica within load bound and below the queue thresholds: least loaded by effective queue";
+    private static final String FAILOVER_REST = "failover: least loaded of the rest";
+
     private final Picker picker;
     private final LoadView load;
     private final int start;
     private final SeenSet seen = new SeenSet();
-    /** Replicas examined and skipped in the current call of {@link #next()}. */
-    private final SeenSet rejected = new SeenSet();
     private int walked;
     private int returned;
     private String reason = "";
@@ -188,35 +199,60 @@ public final class PrefixHash implements RoutingPolicy {
       HashRing ring = picker.ring;
       int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
-      String skipped = null;
-      rejected.clear();
+      long now = load.now(); // one clock read per decision, however many replicas are examined
+      int skipped = -1;
+      // Replicas examined and skipped in this call: each is examined once however many ring
+      // points it owns, so a saturated fleet costs one pass over the replicas.
+      long rejectedLow = 0;
+      long[] rejectedHigh = null;
       int unexamined = n - returned;
+      // The least loaded of the skipped ones, met in ring order: the answer if none qualifies.
+      int best = -1;
+      double bestQueue = Double.MAX_VALUE;
+      double bestInFlight = Double.MAX_VALUE;
       while (walked < size && unexamined > 0) {
         int position = start + walked;
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
         walked++;
-        if (seen.contains(owner) || rejected.contains(owner)) continue;
-        // Skipped replicas stay eligible for the tail after the walk, and for later ranks.
-        String why = load.inFlight(owner) > picker.boundShare[owner] * totalPlusOne
-            ? "over load bound"
-            : load.effectiveQueue(owner) >= picker.queueThreshold ? "reported queue at threshold"
-            : load.kvUsage(owner) >= picker.kvUsageThreshold ? "KV cache nearly full" : null;
-        if (why == null) {
-          reason = returned > 0 ? "failover: next ring replica within load bound"
-              : skipped == null ? "key owner on the ring, within load bound"
-              : "key owner " + skipped + ": next ring replica within bound";
+        if (seen.contains(owner)) continue;
+        if (owner < 64) {
+          if ((rejectedLow & (1L << owner)) != 0) continue;
+        } else if (rejectedHigh != null && (rejectedHigh[(owner >>> 6) - 1] & (1L << owner)) != 0) {
+          continue;
+        }
+        int inFlight = load.inFlight(owner);
+        int queue = load.effectiveQueue(owner, now);
+        int why = inFlight > picker.boundShare[owner] * totalPlusOne ? 0
+            : queue >= picker.queueThreshold ? 1
+            : load.kvUsage(owner, now) >= picker.kvUsageThreshold ? 2 : -1;
+        if (why < 0) {
+          reason = returned > 0 ? FAILOVER : skipped < 0 ? OWNER : SKIPPED_OWNER[skipped];
           return take(owner, n);
         }
-        if (skipped == null) skipped = why;
-        rejected.add(owner, n);
+        // Skipped: it stays eligible for the fallback below and for later ranks.
+        if (skipped < 0) skipped = why;
+        double w = picker.weights[owner];
+        double q = (queue >= 0 ? queue : inFlight) / w;
+        double f = inFlight / w;
+        if (q < bestQueue || (q == bestQueue && f < bestInFlight)) {
+          best = owner;
+          bestQueue = q;
+          bestInFlight = f;
+        }
+        if (owner < 64) {
+          rejectedLow |= 1L << owner;
+        } else {
+          if (rejectedHigh == null) rejectedHigh = new long[(n + 63 >>> 6) - 1];
+          rejectedHigh[(owner >>> 6) - 1] |= 1L << owner;
+        }
         unexamined--;
       }
-      int least = Rankings.leastQueued(load, picker.weights, seen, start % n);
-      reason = skipped != null || returned == 0
-          ? "no replica within load bound and below the queue thresholds: least loaded by "
-              + "effective queue"
-          : "failover: least loaded of the rest";
+      // Every replica left was examined in this walk: the best of them is the fallback. A walk
+      // that ran off the end of the ring (late failover) scans the rest instead.
+      int least = unexamined == 0 ? best
+          : Rankings.leastQueued(load, picker.weights, seen, start % n, now);
+      reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
       return take(least, n);
     }
 

@@ -33,7 +33,7 @@ final class Rankings {
    * flight per unit of weight, then the lowest index at or after {@code start}. Without reports,
    * exactly {@link #leastLoaded}.
    */
-  static int leastQueued(LoadView load, double[] weights, SeenSet seen, int start) {
+  static int leastQueued(LoadView load, double[] weights, SeenSet seen, int start, long now) {
     int n = weights.length;
     int best = -1;
     double bestQueue = Double.MAX_VALUE;
@@ -43,7 +43,7 @@ final class Rankings {
       if (i >= n) i -= n;
       if (seen.contains(i)) continue;
       int inFlight = load.inFlight(i);
-      int q = load.effectiveQueue(i);
+      int q = load.effectiveQueue(i, now);
       double queue = (q >= 0 ? q : inFlight) / weights[i];
       double f = inFlight / weights[i];
       if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
