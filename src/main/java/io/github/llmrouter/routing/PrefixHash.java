@@ -47,11 +47,11 @@ import io.github.llmrouter.replica.ReplicaSet;
  * </ol>
  * If no replica is left, take the one with the smallest effective queue per unit of weight,
  * counting this client's in-flight requests for a replica without a fresh report (ties: the
- * fewest in flight per unit of weight, then the first met walking the ring from the key; in a
- * late failover whose walk has gone all the way round, the first in snapshot order from the
- * key's start). Without
+ * fewest in flight per unit of weight, then the first in snapshot order from an index derived
+ * from the key's ring position). Without
  * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
- * decision, so a saturated fleet costs one pass over the replicas, not over the ring.
+ * walk, and after {@code n} ring steps without a pick one pass over the replicas checks whether
+ * any qualifies, so a saturated fleet costs O(n), not a walk over the whole ring.
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */
@@ -201,16 +201,16 @@ public final class PrefixHash implements RoutingPolicy {
       double totalPlusOne = load.totalInFlight() + 1.0;
       long now = load.now(); // one clock read per decision, however many replicas are examined
       int skipped = -1;
-      // Replicas examined and skipped in this call: each is examined once however many ring
-      // points it owns, so a saturated fleet costs one pass over the replicas.
+      // Replicas examined and skipped in this call, so that each is examined once however many
+      // ring points it owns.
       long rejectedLow = 0;
       long[] rejectedHigh = null;
       int unexamined = n - returned;
-      // The least loaded of the skipped ones, met in ring order: the answer if none qualifies.
-      int best = -1;
-      double bestQueue = Double.MAX_VALUE;
-      double bestInFlight = Double.MAX_VALUE;
+      // Finding every replica on the ring takes about n·ln(n) steps; after n steps, one pass over
+      // the replicas tells whether any qualifies at all, so a saturated fleet costs O(n).
+      int steps = 0;
       while (walked < size && unexamined > 0) {
+        if (++steps == n + 1 && noneQualifies(totalPlusOne, now)) break;
         int position = start + walked;
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
@@ -221,25 +221,13 @@ public final class PrefixHash implements RoutingPolicy {
         } else if (rejectedHigh != null && (rejectedHigh[(owner >>> 6) - 1] & (1L << owner)) != 0) {
           continue;
         }
-        int inFlight = load.inFlight(owner);
-        int queue = load.effectiveQueue(owner, now);
-        int why = inFlight > picker.boundShare[owner] * totalPlusOne ? 0
-            : queue >= picker.queueThreshold ? 1
-            : load.kvUsage(owner, now) >= picker.kvUsageThreshold ? 2 : -1;
+        int why = whyNot(owner, totalPlusOne, now);
         if (why < 0) {
           reason = returned > 0 ? FAILOVER : skipped < 0 ? OWNER : SKIPPED_OWNER[skipped];
           return take(owner, n);
         }
         // Skipped: it stays eligible for the fallback below and for later ranks.
         if (skipped < 0) skipped = why;
-        double w = picker.weights[owner];
-        double q = (queue >= 0 ? queue : inFlight) / w;
-        double f = inFlight / w;
-        if (q < bestQueue || (q == bestQueue && f < bestInFlight)) {
-          best = owner;
-          bestQueue = q;
-          bestInFlight = f;
-        }
         if (owner < 64) {
           rejectedLow |= 1L << owner;
         } else {
@@ -248,12 +236,28 @@ public final class PrefixHash implements RoutingPolicy {
         }
         unexamined--;
       }
-      // Every replica left was examined in this walk: the best of them is the fallback. A walk
-      // that ran off the end of the ring (late failover) scans the rest instead.
-      int least = unexamined == 0 ? best
-          : Rankings.leastQueued(load, picker.weights, seen, start % n, now);
+      int least = Rankings.leastQueued(load, picker.weights, seen, start % n, now);
       reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
       return take(least, n);
+    }
+
+    /**
+     * -1 if {@code i} may be taken; otherwise why not: 0 over the load bound, 1 effective queue at
+     * the threshold, 2 KV usage at the threshold.
+     */
+    private int whyNot(int i, double totalPlusOne, long now) {
+      if (load.inFlight(i) > picker.boundShare[i] * totalPlusOne) return 0;
+      if (load.effectiveQueue(i, now) >= picker.queueThreshold) return 1;
+      return load.kvUsage(i, now) >= picker.kvUsageThreshold ? 2 : -1;
+    }
+
+    /** Whether no replica not yet returned may be taken. */
+    private boolean noneQualifies(double totalPlusOne, long now) {
+      int n = picker.weights.length;
+      for (int i = 0; i < n; i++) {
+        if (!seen.contains(i) && whyNot(i, totalPlusOne, now) < 0) return false;
+      }
+      return true;
     }
 
     private int take(int index, int n) {

@@ -129,7 +129,7 @@ class QueueAwareRoutingTest {
     }
 
     @Test
-    void aSaturatedFleetOfManyReplicasIsExaminedOncePerReplica() {
+    void aSaturatedFleetCostsAFewPassesOverTheReplicasNotAWalkRoundTheRing() {
       int n = 200;
       PrefixHash.Picker big = (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(n));
       ReportedLoad busy = new ReportedLoad(n);
@@ -152,8 +152,9 @@ class QueueAwareRoutingTest {
         }
       };
       assertThat(big.rank(REQUEST, counting).next()).isBetween(0, n - 1);
-      // n during the walk plus n for the tail scan.
-      assertThat(calls[0]).isLessThanOrEqualTo(2 * n);
+      // At most n during the first n ring steps, n to learn that none qualifies, n for the
+      // smallest queue; the ring has 256 points per replica.
+      assertThat(calls[0]).isLessThanOrEqualTo(3 * n);
     }
   }
 
