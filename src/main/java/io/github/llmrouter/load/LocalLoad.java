@@ -131,15 +131,15 @@ public final class LocalLoad implements LoadView {
   public int effectiveQueue(int index, long now) {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
-    if (p == null || p.report().waiting() < 0 || isStale(p, now)) return -1;
-    long q = (long) p.report().waiting() + c.get() - p.inFlightAtReport();
+    if (p == null || p.waiting() < 0 || isStale(p, now)) return -1;
+    long q = (long) p.waiting() + c.get() - p.inFlightAtReport();
     return q <= 0 ? 0 : (int) Math.min(q, Integer.MAX_VALUE);
   }
 
   @Override
   public double kvUsage(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
-    return p == null || isStale(p, now) ? Double.NaN : p.report().kvUsage();
+    return p == null || isStale(p, now) ? Double.NaN : p.kvUsage();
   }
 
   /** The replica's latest report, fresh or stale, or null if it never reported. */
@@ -204,6 +204,6 @@ public final class LocalLoad implements LoadView {
   }
 
   private boolean isStale(InFlightCounter.Published p, long now) {
-    return now - p.report().receivedNanos() > staleAfterNanos;
+    return now - p.receivedNanos() > staleAfterNanos;
   }
 }

@@ -43,8 +43,9 @@ public final class LeastLoaded implements RoutingPolicy {
   @Override
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     double[] weights = Rankings.weights(replicas);
+    double[] inverse = Rankings.inverse(weights);
     AtomicLong state = new AtomicLong(seed);
-    return (request, load) -> new LeastLoadedRanking(weights, load, state, fullScan);
+    return (request, load) -> new LeastLoadedRanking(weights, inverse, load, state, fullScan);
   }
 
   @Override
@@ -54,14 +55,17 @@ public final class LeastLoaded implements RoutingPolicy {
 
   private static final class LeastLoadedRanking implements Ranking {
     private final double[] weights;
+    private final double[] inverse;
     private final LoadView load;
     private final AtomicLong random;
     private final boolean fullScan;
     private final SeenSet seen = new SeenSet();
     private int returned;
 
-    LeastLoadedRanking(double[] weights, LoadView load, AtomicLong random, boolean fullScan) {
+    LeastLoadedRanking(double[] weights, double[] inverse, LoadView load, AtomicLong random,
+        boolean fullScan) {
       this.weights = weights;
+      this.inverse = inverse;
       this.load = load;
       this.random = random;
       this.fullScan = fullScan;
@@ -79,7 +83,7 @@ public final class LeastLoaded implements RoutingPolicy {
         if (b >= a) b++;
         pick = less(b, a) ? b : a;
       } else {
-        pick = Rankings.leastQueued(load, weights, seen, (int) Math.floorMod(r, (long) n),
+        pick = Rankings.leastQueued(load, inverse, seen, (int) Math.floorMod(r, (long) n),
             load.now());
       }
       seen.add(pick, n);

@@ -50,8 +50,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  * fewest in flight per unit of weight, then the first in snapshot order from an index derived
  * from the key's ring position). Without
  * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
- * walk, and after {@code n} ring steps without a pick one pass over the replicas checks whether
- * any qualifies, so a saturated fleet costs O(n), not a walk over the whole ring.
+ * walk, and after 8 ring steps without a pick one pass over the replicas checks whether any
+ * qualifies, so a saturated fleet costs one pass over the replicas, not a walk round the ring.
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */
@@ -120,6 +120,7 @@ public final class PrefixHash implements RoutingPolicy {
     /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
     private final double[] boundShare;
     private final double[] weights;
+    private final double[] inverseWeights;
     private final int probes;
     private final int queueThreshold;
     private final double kvUsageThreshold;
@@ -132,6 +133,7 @@ public final class PrefixHash implements RoutingPolicy {
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
+      this.inverseWeights = Rankings.inverse(weights);
       this.boundShare = new double[weights.length];
       for (int i = 0; i < weights.length; i++) {
         boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
@@ -177,6 +179,8 @@ public final class PrefixHash implements RoutingPolicy {
     private static final String NONE_LEFT =
         "no replica within load bound and below the queue thresholds: least loaded by effective queue";
     private static final String FAILOVER_REST = "failover: least loaded of the rest";
+    /** Ring steps without a pick before checking whether any replica qualifies at all. */
+    private static final int PRECHECK_STEPS = 8;
 
     private final Picker picker;
     private final LoadView load;
@@ -206,11 +210,15 @@ public final class PrefixHash implements RoutingPolicy {
       long rejectedLow = 0;
       long[] rejectedHigh = null;
       int unexamined = n - returned;
-      // Finding every replica on the ring takes about n·ln(n) steps; after n steps, one pass over
-      // the replicas tells whether any qualifies at all, so a saturated fleet costs O(n).
+      // Finding every replica on the ring takes about n·ln(n) steps; after a few fruitless steps,
+      // one pass over the replicas tells whether any qualifies at all (and if none does, which
+      // has the smallest queue), so a saturated fleet costs one pass, not a walk round the ring.
       int steps = 0;
+      int least = -1;
       while (walked < size && unexamined > 0) {
-        if (++steps == n + 1 && noneQualifies(totalPlusOne, now)) break;
+        if (++steps == PRECHECK_STEPS && (least = leastIfNoneQualifies(totalPlusOne, now)) >= 0) {
+          break;
+        }
         int position = start + walked;
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
@@ -236,7 +244,7 @@ public final class PrefixHash implements RoutingPolicy {
         }
         unexamined--;
       }
-      int least = Rankings.leastQueued(load, picker.weights, seen, start % n, now);
+      if (least < 0) least = Rankings.leastQueued(load, picker.inverseWeights, seen, start % n, now);
       reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
       return take(least, n);
     }
@@ -251,13 +259,36 @@ public final class PrefixHash implements RoutingPolicy {
       return load.kvUsage(i, now) >= picker.kvUsageThreshold ? 2 : -1;
     }
 
-    /** Whether no replica not yet returned may be taken. */
-    private boolean noneQualifies(double totalPlusOne, long now) {
+    /**
+     * -1 if some replica not yet returned may be taken; otherwise the one with the smallest
+     * queue, chosen exactly as {@link Rankings#leastQueued} does, in the same single pass.
+     */
+    private int leastIfNoneQualifies(double totalPlusOne, long now) {
       int n = picker.weights.length;
-      for (int i = 0; i < n; i++) {
-        if (!seen.contains(i) && whyNot(i, totalPlusOne, now) < 0) return false;
+      double[] inverse = picker.inverseWeights;
+      int from = start % n;
+      int best = -1;
+      double bestQueue = Double.MAX_VALUE;
+      double bestInFlight = Double.MAX_VALUE;
+      for (int k = 0; k < n; k++) {
+        int i = from + k;
+        if (i >= n) i -= n;
+        if (seen.contains(i)) continue;
+        int inFlight = load.inFlight(i);
+        int q = load.effectiveQueue(i, now);
+        if (inFlight <= picker.boundShare[i] * totalPlusOne && q < picker.queueThreshold
+            && !(load.kvUsage(i, now) >= picker.kvUsageThreshold)) {
+          return -1;
+        }
+        double queue = (q >= 0 ? q : inFlight) * inverse[i];
+        double f = inFlight * inverse[i];
+        if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
+          bestQueue = queue;
+          bestInFlight = f;
+          best = i;
+        }
       }
-      return true;
+      return best;
     }
 
     private int take(int index, int n) {
