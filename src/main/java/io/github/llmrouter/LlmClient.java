@@ -13,8 +13,13 @@ import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.RequestDispatcher;
 import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.HealthChecker;
@@ -28,6 +33,7 @@ import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
 import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.transport.LoadScraper;
 import io.github.llmrouter.transport.SseStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,6 +85,7 @@ public final class LlmClient implements AutoCloseable {
   private final boolean ownsHttp;
   private final Builder config;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final @Nullable LoadScraper scraper;
   private final Object schedulerLock = new Object();
   private @Nullable ScheduledExecutorService scheduler;
   private final Membership membership;
@@ -88,16 +95,27 @@ public final class LlmClient implements AutoCloseable {
     this.ownsHttp = b.okHttpClient == null;
     this.http = configureHttp(b);
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,
-        b.retryPolicy::isRetryableStatus);
+        b.retryPolicy::isRetryableStatus, b.loadReporting, this::onLoadReport, b.ticker);
     HealthTracker health = new HealthTracker(b.outlierDetection, b.slowStart, b.ticker, b.listener);
     this.dispatcher = new RequestDispatcher(b.routingPolicy, ReplicaSet.empty(), transport,
         b.retryPolicy, b.callTimeout, b.ticker, b.listener, this::scheduler, health,
-        b.circuitBreaker, b.maxWaitingCalls);
+        b.circuitBreaker, b.maxWaitingCalls, b.loadReporting.staleAfter(), b.admission);
     HealthChecker checker = b.healthCheck == null ? null
         : new HealthChecker(b.healthCheck, http, health, this::scheduler, System.nanoTime());
     this.membership = new Membership(resolver, dispatcher, health, checker, this::scheduler,
         b.ticker, b.listener);
+    if (b.loadReporting.scraping()) {
+      this.scraper = new LoadScraper(http, b.apiKey, b.loadReporting, b.ticker,
+          dispatcher::replicas, this::onLoadReport);
+      scraper.start();
+    } else {
+      this.scraper = null;
+    }
     membership.start();
+  }
+
+  private void onLoadReport(Replica replica, LoadReport report) {
+    dispatcher.publishLoadReport(replica.id(), report);
   }
 
   /** A builder with every default; replicas or a resolver are required. */
@@ -186,6 +204,52 @@ public final class LlmClient implements AutoCloseable {
   }
 
   /**
+   * The fleet's load as this client sees it now: per replica, the reported and effective queue,
+   * running requests, KV usage, report age and this client's in-flight requests; in total, the
+   * waiting requests, the mean per replica and the saturated replicas, with {@link
+   * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler. Saturation uses
+   * the admission thresholds ({@link Admission}'s defaults when admission is off).
+   */
+  public FleetSnapshot fleet() {
+    LocalLoad load = dispatcher.load();
+    int qt = config.admission.queueThreshold();
+    double kt = config.admission.kvUsageThreshold();
+    long now = config.ticker.read();
+    List<FleetSnapshot.ReplicaLoad> list = new ArrayList<>(load.replicas().size());
+    long total = 0;
+    int reporting = 0;
+    int saturated = 0;
+    for (int i = 0; i < load.replicas().size(); i++) {
+      LoadReport last = load.lastReport(i);
+      boolean fresh = load.hasFreshReport(i);
+      int q = load.effectiveQueue(i);
+      double kv = load.kvUsage(i);
+      boolean sat = q >= qt || kv >= kt;
+      if (fresh && q >= 0) {
+        total += q;
+        reporting++;
+      }
+      if (sat) saturated++;
+      list.add(new FleetSnapshot.ReplicaLoad(load.replicas().get(i).id(),
+          last == null ? -1 : last.waiting(), q, last == null ? -1 : last.running(), kv,
+          last == null ? null : Duration.ofNanos(Math.max(0, now - last.receivedNanos())), fresh,
+          load.inFlight(i), load.dispatchedSinceReport(i), load.completedSinceReport(i), sat));
+    }
+    return new FleetSnapshot(list, total, reporting == 0 ? 0 : (double) total / reporting,
+        reporting, saturated, qt, kt, scraper == null ? 0 : scraper.failures(),
+        scraper == null ? 0 : scraper.malformedLines());
+  }
+
+  /**
+   * Scrapes every replica's metrics once, now, if scraping is on; the future completes when every
+   * scrape has finished. Reports also arrive on their own schedule; this is for tests and for
+   * refreshing the view before a burst.
+   */
+  public CompletableFuture<Void> scrapeLoadNow() {
+    return scraper == null ? CompletableFuture.completedFuture(null) : scraper.scrapeAll();
+  }
+
+  /**
    * Releases the client's threads and idle connections. Calls in progress are not interrupted;
    * asynchronous calls waiting out a retry backoff fail. Idempotent.
    */
@@ -194,6 +258,7 @@ public final class LlmClient implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) return;
     membership.close();
     dispatcher.close();
+    if (scraper != null) scraper.close();
     synchronized (schedulerLock) {
       if (scheduler != null) scheduler.shutdownNow();
     }
@@ -316,6 +381,8 @@ public final class LlmClient implements AutoCloseable {
     private @Nullable OkHttpClient okHttpClient;
     private RoutingListener listener = RoutingListener.NONE;
     private Ticker ticker = Ticker.systemTicker();
+    private LoadReporting loadReporting = LoadReporting.defaults();
+    private Admission admission = Admission.disabled();
     private @Nullable RuntimeException invalidReplica;
     // Issue 5: discovery and health.
     private @Nullable ReplicaResolver resolver;
@@ -482,6 +549,27 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
+    // --- Load reports and admission (issue 4) ---
+
+    /**
+     * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
+     * {@link LoadReporting#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
+     * {@link LoadReporting#disabled()} routes on this client's in-flight counts alone.
+     */
+    public Builder loadReporting(LoadReporting loadReporting) {
+      this.loadReporting = requireNonNull(loadReporting, "loadReporting");
+      return this;
+    }
+
+    /**
+     * Client-side admission control when every replica is saturated; default {@link
+     * Admission#disabled()}.
+     */
+    public Builder admission(Admission admission) {
+      this.admission = requireNonNull(admission, "admission");
+      return this;
+    }
+
     /** @throws IllegalArgumentException naming the first knob out of range */
     public LlmClient build() {
       if (invalidReplica != null) throw invalidReplica;
@@ -538,6 +626,8 @@ public final class LlmClient implements AutoCloseable {
       c.circuitBreaker = circuitBreaker;
       c.slowStart = slowStart;
       c.maxWaitingCalls = maxWaitingCalls;
+      c.loadReporting = loadReporting;
+      c.admission = admission;
       return c;
     }
 

@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import io.github.llmrouter.load.LoadReporting;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -77,7 +78,9 @@ class FailoverTest {
   }
 
   private LlmClient client(RetryPolicy retry) {
+    // Every exchange is scripted: no background /metrics scrapes.
     return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(recorder)
+        .loadReporting(LoadReporting.disabled())
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 
@@ -223,7 +226,7 @@ class FailoverTest {
     Ticker frozen = () -> 0L;
     int calls = 40;
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(retry)
-        .listener(recorder).ticker(frozen).build()) {
+        .listener(recorder).ticker(frozen).loadReporting(LoadReporting.disabled()).build()) {
       for (int i = 0; i < calls; i++) {
         try {
           client.chat(chat("storm " + i));

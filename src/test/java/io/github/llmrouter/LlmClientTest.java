@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import io.github.llmrouter.load.LoadReporting;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -30,7 +31,8 @@ class LlmClientTest {
   @BeforeEach
   void start() throws Exception {
     server.start(java.net.InetAddress.getLoopbackAddress(), 0);
-    client = LlmClient.builder().replicas(server.url("/").toString()).apiKey("sk-test-secret").build();
+    client = LlmClient.builder().replicas(server.url("/").toString()).apiKey("sk-test-secret")
+        .loadReporting(LoadReporting.disabled()).build(); // every exchange is scripted
   }
 
   @AfterEach
@@ -134,7 +136,8 @@ class LlmClientTest {
 
   @Test
   void replicaUrlMayEndInV1() {
-    LlmClient other = LlmClient.builder().replicas(server.url("/v1").toString()).build();
+    LlmClient other = LlmClient.builder().replicas(server.url("/v1").toString())
+        .loadReporting(LoadReporting.disabled()).build();
     try {
       server.enqueue(ok(CHAT_JSON));
       other.chat(chat("x"));

@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import io.github.llmrouter.load.LoadReporting;
 import static io.github.llmrouter.Fixtures.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +37,7 @@ class SecretsTest {
       Replica replica = Replica.builder(server.url("/").toString())
           .header("X-Tenant-Token", HEADER_SECRET).build();
       LlmClient.Builder builder = LlmClient.builder().replica(replica).apiKey(KEY)
+          .loadReporting(LoadReporting.disabled())
           .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ZERO)
               .maxBackoff(Duration.ZERO).build())
           .listener(new RoutingListener() {

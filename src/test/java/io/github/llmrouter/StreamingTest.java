@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import io.github.llmrouter.load.LoadReporting;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.chunk;
 import static io.github.llmrouter.Fixtures.finalChunk;
@@ -45,6 +46,7 @@ class StreamingTest {
         .routingPolicy(io.github.llmrouter.routing.RoutingPolicy.roundRobin())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO).build())
         .streamIdleTimeout(Duration.ofMillis(500))
+        .loadReporting(LoadReporting.disabled()) // every exchange is scripted
         .build();
   }
 

@@ -1,6 +1,9 @@
 package io.github.llmrouter.bench;
 
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.LeastLoaded;
@@ -9,6 +12,7 @@ import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -116,6 +120,44 @@ public class RoutingDecisionBenchmark {
           ? RoutingPolicy.roundRobin() : LeastLoaded.powerOfTwoChoices(7);
       setUp(p, 64, promptChars);
     }
+  }
+
+  /**
+   * The default policy at 64 replicas with load reports present, read through the client's own
+   * view ({@link LocalLoad}: volatile report snapshots, atomic counters, the system ticker for
+   * staleness). {@code typical}: reported queues 0..6 and KV usage 0.2..1.0, so the key owner is
+   * skipped about half the time; {@code saturated}: every replica at or above the queue threshold,
+   * so every replica is examined and the tail scan picks the shortest queue.
+   */
+  public static class ReportedDecision extends Decision {
+    @Param({"typical", "saturated"})
+    String reports;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      setUp(PrefixHash.builder().build(), 64, 1024);
+      SplittableRandom random = new SplittableRandom(99);
+      List<Replica> list = new ArrayList<>();
+      for (int i = 0; i < 64; i++) {
+        list.add(Replica.of("http://10.0." + (i / 250) + "." + (i % 250 + 1) + ":8000"));
+      }
+      ReplicaSet set = ReplicaSet.of(list);
+      picker = PrefixHash.builder().build().newPicker(set);
+      LocalLoad view = LocalLoad.of(set, Ticker.systemTicker(), Duration.ofHours(1));
+      for (int i = 0; i < 64; i++) {
+        for (int k = random.nextInt(11); k > 0; k--) view.counter(i).acquire();
+        int waiting = reports.equals("typical") ? random.nextInt(7) : 4 + random.nextInt(20);
+        double kv = 0.2 + 0.8 * random.nextDouble();
+        view.publish(i, new LoadReport(waiting, 8, kv, Ticker.systemTicker().read(),
+            LoadReport.Source.SCRAPE), false);
+      }
+      load = view;
+    }
+  }
+
+  @Benchmark
+  public void prefixHashWithReports(ReportedDecision state, Blackhole blackhole) {
+    blackhole.consume(state.decide());
   }
 
   @Benchmark

@@ -9,6 +9,8 @@ import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.load.InFlightCounter;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.PanicEvent;
@@ -60,6 +62,7 @@ public final class RequestDispatcher {
   private final Ticker ticker;
   private final RoutingListener listener;
   private final Supplier<ScheduledExecutorService> scheduler;
+  private final @Nullable AdmissionGate admission;
   private volatile RoutingTable table;
   // Issue 5: eligibility, breakers, waiting for replicas, panic.
   private final HealthTracker health;
@@ -78,7 +81,7 @@ public final class RequestDispatcher {
       Supplier<ScheduledExecutorService> scheduler) {
     this(policy, replicas, transport, retry, callTimeout, ticker, listener, scheduler,
         new HealthTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener),
-        CircuitBreakerPolicy.disabled(), 0);
+        CircuitBreakerPolicy.disabled(), 0, LocalLoad.DEFAULT_STALE_AFTER, Admission.disabled());
   }
 
   /**
@@ -87,11 +90,15 @@ public final class RequestDispatcher {
    * @param health the fleet's health, read to skip ineligible replicas and fed every outcome
    * @param breakerPolicy the per-replica circuit breakers
    * @param maxWaitingCalls calls allowed to wait for replicas while the fleet is empty
+   * @param reportStaleAfter replica load reports older than this (aged with {@code ticker}) are
+   *     ignored
+   * @param admission whether and how to hold requests back while the fleet is saturated
    */
   public RequestDispatcher(RoutingPolicy policy, ReplicaSet replicas, HttpTransport transport,
       RetryPolicy retry, Duration callTimeout, Ticker ticker, RoutingListener listener,
       Supplier<ScheduledExecutorService> scheduler, HealthTracker health,
-      CircuitBreakerPolicy breakerPolicy, int maxWaitingCalls) {
+      CircuitBreakerPolicy breakerPolicy, int maxWaitingCalls, Duration reportStaleAfter,
+      Admission admission) {
     this.policy = requireNonNull(policy, "policy");
     this.transport = requireNonNull(transport, "transport");
     this.retry = requireNonNull(retry, "retry");
@@ -104,9 +111,43 @@ public final class RequestDispatcher {
     this.breakers = new ReplicaBreakers(requireNonNull(breakerPolicy, "breakerPolicy"), ticker,
         listener);
     this.readiness = new FleetReadiness(maxWaitingCalls);
-    this.table = RoutingTable.initial(requireNonNull(replicas, "replicas"), policy,
+    this.table = RoutingTable.initial(
+        LocalLoad.of(requireNonNull(replicas, "replicas"), ticker, reportStaleAfter), policy,
         Eligibility.of(health, breakers, replicas));
     readiness.onSnapshot(replicas);
+    if (admission.enabled()) {
+      AdmissionGate gate = new AdmissionGate(admission, () -> table.load, scheduler);
+      table.load.onRelease(gate::onLoadChanged); // a completion may make room
+      this.admission = gate;
+    } else {
+      this.admission = null;
+    }
+  }
+
+  // --- Load reports and admission (issue 4) ---
+
+  /**
+   * Publishes a load report for the replica with {@code replicaId} (ignored if it is not in the
+   * fleet). A report from a response header is taken relative to the in-flight count without that
+   * response's own request.
+   */
+  public void publishLoadReport(String replicaId, LoadReport report) {
+    table.load.publish(replicaId, report, report.source() == LoadReport.Source.HEADER);
+    if (admission != null) admission.onLoadChanged();
+  }
+
+  /** The current load view: in-flight counts and reports, indexed like {@link #replicas()}. */
+  public LocalLoad load() {
+    return table.load;
+  }
+
+  /** Requests waiting for admission now (0 when admission is off). */
+  public int waitingForAdmission() {
+    return admission == null ? 0 : admission.waiting();
+  }
+
+  private void admit() {
+    if (admission != null) admission.await();
   }
 
   /** Replaces the fleet; calls in progress finish on the snapshot they started with. */
@@ -146,6 +187,7 @@ public final class RequestDispatcher {
   /** A blocking call returning the parsed JSON body. */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
       Class<T> type) {
+    admit();
     Attempts a = new Attempts(operation, request);
     while (true) {
       int index = a.nextReplica();
@@ -170,6 +212,31 @@ public final class RequestDispatcher {
   /** An asynchronous call; the future completes on an OkHttp or scheduler thread. */
   public <T> CompletableFuture<T> callAsync(String operation, String path, RoutingRequest request,
       byte[] body, Class<T> type) {
+    if (admission != null) {
+      // Wait for admission without a thread, then dispatch as usual.
+      CompletableFuture<T> outer = new CompletableFuture<>();
+      admission.admitAsync().whenComplete((admitted, refused) -> {
+        if (refused != null) {
+          outer.completeExceptionally(refused);
+          return;
+        }
+        if (outer.isDone()) return; // cancelled while waiting
+        CompletableFuture<T> inner = dispatchAsync(operation, path, request, body, type);
+        outer.whenComplete((v, t) -> {
+          if (outer.isCancelled()) inner.cancel(true);
+        });
+        inner.whenComplete((v, t) -> {
+          if (t != null) outer.completeExceptionally(t);
+          else outer.complete(v);
+        });
+      });
+      return outer;
+    }
+    return dispatchAsync(operation, path, request, body, type);
+  }
+
+  private <T> CompletableFuture<T> dispatchAsync(String operation, String path,
+      RoutingRequest request, byte[] body, Class<T> type) {
     CompletableFuture<T> future = new CompletableFuture<>();
     long start = ticker.read();
     if (table.picker == null && readiness.enter()) {
@@ -267,6 +334,7 @@ public final class RequestDispatcher {
    */
   public <T> ResponseStream<T> stream(String operation, String path, RoutingRequest request,
       byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
+    admit();
     Attempts a = new Attempts(operation, request);
     while (true) {
       int index = a.nextReplica();

@@ -25,8 +25,9 @@ final class RoutingTable {
     this.eligibility = eligibility;
   }
 
-  static RoutingTable initial(ReplicaSet replicas, RoutingPolicy policy, Eligibility eligibility) {
-    LocalLoad load = LocalLoad.of(replicas);
+  /** The first table, over a load view configured by the caller (staleness, ticker). */
+  static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility) {
+    ReplicaSet replicas = load.replicas();
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
         eligibility);
   }

@@ -1,34 +1,90 @@
 package io.github.llmrouter.load;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The number of requests a client has in flight on one replica. One counter lives as long as its
- * replica stays in the fleet, across membership snapshots, so a request that started before a
- * membership change still releases the counter it took.
+ * The number of requests a client has in flight on one replica, with the replica's latest load
+ * report. One counter lives as long as its replica stays in the fleet, across membership
+ * snapshots, so a request that started before a membership change still releases the counter it
+ * took, and a report survives the change.
  */
 public final class InFlightCounter {
-  private final AtomicInteger count = new AtomicInteger();
-  private final AtomicInteger total;
+  // Fields updated through VarHandles rather than Atomic* objects: one pointer hop less on the
+  // routing hot path, which reads them for every replica it examines.
+  private static final VarHandle COUNT;
+  private static final VarHandle DISPATCHED;
 
-  InFlightCounter(AtomicInteger total) {
-    this.total = total;
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      COUNT = l.findVarHandle(InFlightCounter.class, "count", int.class);
+      DISPATCHED = l.findVarHandle(InFlightCounter.class, "dispatched", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private volatile int count;
+  private volatile long dispatched;
+  private final LocalLoad.Shared shared;
+  /** The latest report, swapped whole: readers see one consistent snapshot with a plain load. */
+  private volatile @Nullable Published report;
+
+  InFlightCounter(LocalLoad.Shared shared) {
+    this.shared = shared;
   }
 
   /** Records one more request in flight. */
   public void acquire() {
-    count.incrementAndGet();
-    total.incrementAndGet();
+    DISPATCHED.getAndAdd(this, 1L);
+    COUNT.getAndAdd(this, 1);
+    shared.total.incrementAndGet();
   }
 
   /** Records the end of a request counted by {@link #acquire()}. */
   public void release() {
-    count.decrementAndGet();
-    total.decrementAndGet();
+    COUNT.getAndAdd(this, -1);
+    shared.total.decrementAndGet();
+    Runnable listener = shared.onRelease;
+    if (listener != null) listener.run();
   }
 
   /** Requests currently in flight on this replica. */
   public int get() {
-    return count.get();
+    return count;
   }
+
+  /** Requests ever dispatched through this counter. */
+  long dispatched() {
+    return dispatched;
+  }
+
+  @Nullable Published report() {
+    return report;
+  }
+
+  /**
+   * Publishes {@code r}, remembering the counts it is relative to. A report carried on a
+   * response is taken while that response's own request is still counted here, but that request
+   * is running on the replica, not waiting: it is left out of the baseline, so that its
+   * completion does not count against the reported queue.
+   */
+  void publish(LoadReport r, boolean fromResponse) {
+    long d = dispatched;
+    int inFlight = count;
+    if (fromResponse && inFlight > 0) {
+      inFlight--;
+      d--;
+    }
+    report = new Published(r, r.waiting(), r.kvUsage(), r.receivedNanos(), inFlight, d);
+  }
+
+  /**
+   * A report and this client's counts when it was published; the fields the routing decision
+   * reads are copied out of the report so that reading them is one hop.
+   */
+  record Published(LoadReport report, int waiting, double kvUsage, long receivedNanos,
+      int inFlightAtReport, long dispatchedAtReport) {}
 }

@@ -5,8 +5,9 @@ package io.github.llmrouter.load;
  * indexed like the snapshot.
  *
  * <p>Implementations are read on the routing hot path: every method must be non-blocking and
- * allocation-free. The client's own view counts the requests this client has in flight; the
- * simulator supplies one in virtual time.
+ * allocation-free. The client's own view ({@link LocalLoad}) counts the requests this client has
+ * in flight and combines them with the replicas' own load reports; the simulator supplies one in
+ * virtual time. Views that know nothing about reports need only the two in-flight methods.
  */
 public interface LoadView {
   /** Requests this client has in flight on the replica at {@code index}. */
@@ -17,4 +18,41 @@ public interface LoadView {
    * just after a membership change, requests still running on replicas that have left.
    */
   long totalInFlight();
+
+  /**
+   * The replica's effective queue: the waiting requests it last reported, plus the requests this
+   * client dispatched to it since that report, minus those that completed since, never below 0.
+   * -1 when unknown: no report, or the last one is older than the staleness limit. Then a policy
+   * falls back to {@link #inFlight(int)}.
+   */
+  default int effectiveQueue(int index) {
+    return -1;
+  }
+
+  /**
+   * The fraction of the replica's KV cache in use, in [0, 1], from a fresh report; NaN when
+   * unknown.
+   */
+  default double kvUsage(int index) {
+    return Double.NaN;
+  }
+
+  /**
+   * The time reports are aged against, for policies that examine many replicas in one decision:
+   * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
+   * 0 for views that do not age reports.
+   */
+  default long now() {
+    return 0;
+  }
+
+  /** {@link #effectiveQueue(int)} with the staleness judged at {@code now} (from {@link #now()}). */
+  default int effectiveQueue(int index, long now) {
+    return effectiveQueue(index);
+  }
+
+  /** {@link #kvUsage(int)} with the staleness judged at {@code now} (from {@link #now()}). */
+  default double kvUsage(int index, long now) {
+    return kvUsage(index);
+  }
 }

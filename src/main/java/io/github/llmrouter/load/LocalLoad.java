@@ -2,39 +2,82 @@ package io.github.llmrouter.load;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The client's own in-flight counts, as a {@link LoadView} over one membership snapshot.
+ * The client's view of load, as a {@link LoadView} over one membership snapshot: its own
+ * in-flight counts combined with the replicas' latest load reports.
  *
- * <p>Counters are kept per replica id and carried into the next snapshot by {@link #next}, so a
- * replica that stays in the fleet keeps its count, and a request in flight across a membership
- * change releases the counter it acquired.
+ * <p>Counters and reports are kept per replica id and carried into the next snapshot by {@link
+ * #next}, so a replica that stays in the fleet keeps its count and its report, and a request in
+ * flight across a membership change releases the counter it acquired.
+ *
+ * <p><b>Effective queue.</b> {@code max(0, waiting + dispatched since the report − completed since
+ * the report)}: the replica's reported queue corrected by what this client did since. Both
+ * corrections come from the atomic in-flight counter (dispatched − completed since the report is
+ * the change of this client's in-flight count since then), so reading it costs one volatile read
+ * of the report snapshot and one of the counter; policies read the ticker once per decision
+ * ({@link #now()}). A report older than the
+ * staleness limit is ignored: the effective queue and KV usage are unknown and policies fall back
+ * to in-flight counts. A replica whose reports stop is never treated as down: its load is simply
+ * unknown.
  */
 public final class LocalLoad implements LoadView {
+  /** Default staleness limit when none is given: 3 s (3 × the default scrape interval). */
+  public static final Duration DEFAULT_STALE_AFTER = Duration.ofSeconds(3);
+
   private final ReplicaSet replicas;
   private final InFlightCounter[] counters;
-  private final AtomicInteger total;
+  private final Shared shared;
+  private final Ticker ticker;
+  private final long staleAfterNanos;
 
-  private LocalLoad(ReplicaSet replicas, InFlightCounter[] counters, AtomicInteger total) {
-    this.replicas = replicas;
-    this.counters = counters;
-    this.total = total;
+  /** State shared by every snapshot of one client's view. */
+  static final class Shared {
+    final AtomicInteger total = new AtomicInteger();
+    volatile @Nullable Runnable onRelease;
+    /** Whether any report was ever published: until then a decision need not read the clock. */
+    volatile boolean reported;
   }
 
-  /** A view with zero load over {@code replicas}. */
+  private LocalLoad(ReplicaSet replicas, InFlightCounter[] counters, Shared shared, Ticker ticker,
+      long staleAfterNanos) {
+    this.replicas = replicas;
+    this.counters = counters;
+    this.shared = shared;
+    this.ticker = ticker;
+    this.staleAfterNanos = staleAfterNanos;
+  }
+
+  /** A view with zero load over {@code replicas}, the system ticker and the default staleness. */
   public static LocalLoad of(ReplicaSet replicas) {
-    return new LocalLoad(ReplicaSet.empty(), new InFlightCounter[0], new AtomicInteger())
-        .next(replicas);
+    return of(replicas, Ticker.systemTicker(), DEFAULT_STALE_AFTER);
   }
 
   /**
-   * The view over a new snapshot: replicas that remain keep their counters, new ones start at 0.
-   * Requests in flight on removed replicas stop counting towards the total when they release.
+   * A view with zero load over {@code replicas} that ages reports with {@code ticker} and ignores
+   * those older than {@code staleAfter}.
+   */
+  public static LocalLoad of(ReplicaSet replicas, Ticker ticker, Duration staleAfter) {
+    requireNonNull(ticker, "ticker");
+    if (staleAfter.isNegative() || staleAfter.isZero()) {
+      throw new IllegalArgumentException("staleAfter must be positive, got " + staleAfter);
+    }
+    return new LocalLoad(ReplicaSet.empty(), new InFlightCounter[0], new Shared(), ticker,
+        staleAfter.toNanos()).next(replicas);
+  }
+
+  /**
+   * The view over a new snapshot: replicas that remain keep their counters and reports, new ones
+   * start at 0 with no report. Requests in flight on removed replicas stop counting towards the
+   * total when they release.
    */
   public LocalLoad next(ReplicaSet snapshot) {
     requireNonNull(snapshot, "snapshot");
@@ -44,9 +87,9 @@ public final class LocalLoad implements LoadView {
     for (int i = 0; i < next.length; i++) {
       Replica r = snapshot.get(i);
       InFlightCounter c = previous.get(r.id());
-      next[i] = c != null ? c : new InFlightCounter(total);
+      next[i] = c != null ? c : new InFlightCounter(shared);
     }
-    return new LocalLoad(snapshot, next, total);
+    return new LocalLoad(snapshot, next, shared, ticker, staleAfterNanos);
   }
 
   /** The snapshot this view is indexed by. */
@@ -66,6 +109,101 @@ public final class LocalLoad implements LoadView {
 
   @Override
   public long totalInFlight() {
-    return total.get();
+    return shared.total.get();
+  }
+
+  @Override
+  public int effectiveQueue(int index) {
+    return effectiveQueue(index, ticker.read());
+  }
+
+  @Override
+  public double kvUsage(int index) {
+    return kvUsage(index, ticker.read());
+  }
+
+  @Override
+  public long now() {
+    return shared.reported ? ticker.read() : 0;
+  }
+
+  @Override
+  public int effectiveQueue(int index, long now) {
+    InFlightCounter c = counters[index];
+    InFlightCounter.Published p = c.report();
+    if (p == null || p.waiting() < 0 || isStale(p, now)) return -1;
+    long q = (long) p.waiting() + c.get() - p.inFlightAtReport();
+    return q <= 0 ? 0 : (int) Math.min(q, Integer.MAX_VALUE);
+  }
+
+  @Override
+  public double kvUsage(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? Double.NaN : p.kvUsage();
+  }
+
+  /** The replica's latest report, fresh or stale, or null if it never reported. */
+  public @Nullable LoadReport lastReport(int index) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null ? null : p.report();
+  }
+
+  /** Whether the replica has a report younger than the staleness limit. */
+  public boolean hasFreshReport(int index) {
+    InFlightCounter.Published p = counters[index].report();
+    return p != null && !isStale(p, ticker.read());
+  }
+
+  /** Requests this client dispatched to the replica since its latest report (0 if none). */
+  public long dispatchedSinceReport(int index) {
+    InFlightCounter c = counters[index];
+    InFlightCounter.Published p = c.report();
+    return p == null ? 0 : Math.max(0, c.dispatched() - p.dispatchedAtReport());
+  }
+
+  /** Requests of this client that completed on the replica since its latest report (0 if none). */
+  public long completedSinceReport(int index) {
+    InFlightCounter c = counters[index];
+    InFlightCounter.Published p = c.report();
+    if (p == null) return 0;
+    long completedNow = c.dispatched() - c.get();
+    long completedThen = p.dispatchedAtReport() - p.inFlightAtReport();
+    return Math.max(0, completedNow - completedThen);
+  }
+
+  /** The staleness limit, in nanoseconds. */
+  public long staleAfterNanos() {
+    return staleAfterNanos;
+  }
+
+  /** The ticker reports are aged with. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /**
+   * Publishes a report for the replica at {@code index}. {@code fromResponse}: it came on the
+   * response of a request still counted in flight here (see {@link InFlightCounter}).
+   */
+  public void publish(int index, LoadReport report, boolean fromResponse) {
+    counters[index].publish(requireNonNull(report, "report"), fromResponse);
+    shared.reported = true;
+  }
+
+  /** Publishes a report by replica id; ignored if the replica is not in this snapshot. */
+  public boolean publish(String replicaId, LoadReport report, boolean fromResponse) {
+    int i = replicas.indexOf(requireNonNull(replicaId, "replicaId"));
+    if (i < 0) return false;
+    publish(i, report, fromResponse);
+    return true;
+  }
+
+  /** Runs {@code listener} after every release of any counter of this view (null: none). */
+  public void onRelease(@Nullable Runnable listener) {
+    shared.onRelease = listener;
+  }
+
+  private boolean isStale(InFlightCounter.Published p, long now) {
+    return now - p.receivedNanos() > staleAfterNanos;
   }
 }

@@ -7,6 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Each request to the replica with the fewest requests in flight per unit of weight.
  *
+ * <p>When the load view has fresh reports, "load" is the replica's effective queue (its reported
+ * waiting requests corrected by this client's dispatches since the report), ties broken by this
+ * client's in-flight count; a replica without a fresh report counts its in-flight requests.
+ *
  * <p>{@link #powerOfTwoChoices(long)} (the default) samples two distinct replicas at random and
  * takes the less loaded: nearly as balanced as a full scan, without herding every client onto the
  * same momentarily idle replica. {@link #fullScan()} examines every replica, ties broken by a
@@ -39,8 +43,9 @@ public final class LeastLoaded implements RoutingPolicy {
   @Override
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     double[] weights = Rankings.weights(replicas);
+    double[] inverse = Rankings.inverse(weights);
     AtomicLong state = new AtomicLong(seed);
-    return (request, load) -> new LeastLoadedRanking(weights, load, state, fullScan);
+    return (request, load) -> new LeastLoadedRanking(weights, inverse, load, state, fullScan);
   }
 
   @Override
@@ -50,14 +55,17 @@ public final class LeastLoaded implements RoutingPolicy {
 
   private static final class LeastLoadedRanking implements Ranking {
     private final double[] weights;
+    private final double[] inverse;
     private final LoadView load;
     private final AtomicLong random;
     private final boolean fullScan;
     private final SeenSet seen = new SeenSet();
     private int returned;
 
-    LeastLoadedRanking(double[] weights, LoadView load, AtomicLong random, boolean fullScan) {
+    LeastLoadedRanking(double[] weights, double[] inverse, LoadView load, AtomicLong random,
+        boolean fullScan) {
       this.weights = weights;
+      this.inverse = inverse;
       this.load = load;
       this.random = random;
       this.fullScan = fullScan;
@@ -73,13 +81,26 @@ public final class LeastLoaded implements RoutingPolicy {
         int a = (int) Math.floorMod(r, (long) n);
         int b = (int) Math.floorMod(r >>> 32, (long) (n - 1));
         if (b >= a) b++;
-        pick = load.inFlight(b) / weights[b] < load.inFlight(a) / weights[a] ? b : a;
+        pick = less(b, a) ? b : a;
       } else {
-        pick = Rankings.leastLoaded(load, weights, seen, (int) Math.floorMod(r, (long) n));
+        pick = Rankings.leastQueued(load, inverse, seen, (int) Math.floorMod(r, (long) n),
+            load.now());
       }
       seen.add(pick, n);
       returned++;
       return pick;
+    }
+
+    /** Whether replica x is less loaded than y: by queue, then by in-flight, per unit of weight. */
+    private boolean less(int x, int y) {
+      int fx = load.inFlight(x);
+      int fy = load.inFlight(y);
+      long now = load.now();
+      int qx = load.effectiveQueue(x, now);
+      int qy = load.effectiveQueue(y, now);
+      double ax = (qx >= 0 ? qx : fx) / weights[x];
+      double ay = (qy >= 0 ? qy : fy) / weights[y];
+      return ax < ay || (ax == ay && fx / weights[x] < fy / weights[y]);
     }
 
     @Override

@@ -34,6 +34,24 @@ import io.github.llmrouter.replica.ReplicaSet;
  * the walk with distinct replicas, again taking only replicas within bound at the time of the
  * retry, so a retry lands on the key's next ring neighbour. Once the walk has gone all the way
  * round, the remaining replicas follow by least load per unit of weight.
+ *
+ * <p><b>Reported load.</b> When the view has fresh load reports (see {@code LoadView}), the walk
+ * also skips a replica that reports itself saturated. The exact rule: walking clockwise from the
+ * key's start, take the first replica not yet returned that is
+ * <ol>
+ *   <li>within the load bound above, and
+ *   <li>whose effective queue is unknown or below {@link Builder#queueThreshold(int)
+ *       queueThreshold} (default {@value #DEFAULT_QUEUE_THRESHOLD}), and
+ *   <li>whose KV-cache usage is unknown or below {@link Builder#kvUsageThreshold(double)
+ *       kvUsageThreshold} (default {@value #DEFAULT_KV_USAGE_THRESHOLD}).
+ * </ol>
+ * If no replica is left, take the one with the smallest effective queue per unit of weight,
+ * counting this client's in-flight requests for a replica without a fresh report (ties: the
+ * fewest in flight per unit of weight, then the first in snapshot order from an index derived
+ * from the key's ring position). Without
+ * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
+ * walk, and after 8 ring steps without a pick one pass over the replicas checks whether any
+ * qualifies, so a saturated fleet costs one pass over the replicas, not a walk round the ring.
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */
@@ -42,18 +60,28 @@ public final class PrefixHash implements RoutingPolicy {
   public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
   /** Default ring look-ups per key: {@value}. */
   public static final int DEFAULT_PROBES = 3;
+  /** Default effective queue at which a replica is skipped: {@value}. */
+  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
+  /** Default KV-cache usage at which a replica is skipped: {@value}. */
+  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
 
   private final KeyExtractor keyExtractor;
   private final double loadFactor;
   private final int pointsPerWeight;
   private final int probes;
+  private final boolean reportedLoad;
+  private final int queueThreshold;
+  private final double kvUsageThreshold;
 
   private PrefixHash(Builder b) {
     this.keyExtractor = b.keyExtractor != null ? b.keyExtractor : KeyExtractor.prefix(b.prefixChars);
     this.loadFactor = b.loadFactor;
     this.pointsPerWeight = b.pointsPerWeight;
     this.probes = b.probes;
+    this.reportedLoad = b.reportedLoad;
+    this.queueThreshold = b.queueThreshold;
+    this.kvUsageThreshold = b.kvUsageThreshold;
   }
 
   public static Builder builder() {
@@ -70,7 +98,8 @@ public final class PrefixHash implements RoutingPolicy {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        probes);
+        probes, reportedLoad ? queueThreshold : Integer.MAX_VALUE,
+        reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY);
   }
 
   @Override
@@ -81,7 +110,8 @@ public final class PrefixHash implements RoutingPolicy {
   @Override
   public String toString() {
     return "PrefixHash{loadFactor=" + loadFactor + ", pointsPerWeight=" + pointsPerWeight
-        + ", probes=" + probes + '}';
+        + ", probes=" + probes + (reportedLoad ? ", queueThreshold=" + queueThreshold
+        + ", kvUsageThreshold=" + kvUsageThreshold : ", reportedLoad=false") + '}';
   }
 
   static final class Picker implements ReplicaPicker {
@@ -90,14 +120,20 @@ public final class PrefixHash implements RoutingPolicy {
     /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
     private final double[] boundShare;
     private final double[] weights;
+    private final double[] inverseWeights;
     private final int probes;
+    private final int queueThreshold;
+    private final double kvUsageThreshold;
 
     Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor,
-        int probes) {
+        int probes, int queueThreshold, double kvUsageThreshold) {
       this.ring = ring;
+      this.queueThreshold = queueThreshold;
+      this.kvUsageThreshold = kvUsageThreshold;
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
+      this.inverseWeights = Rankings.inverse(weights);
       this.boundShare = new double[weights.length];
       for (int i = 0; i < weights.length; i++) {
         boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
@@ -133,6 +169,19 @@ public final class PrefixHash implements RoutingPolicy {
   }
 
   private static final class RingRanking implements Ranking {
+    // Constant reasons: a decision must not build strings.
+    private static final String OWNER = "key owner on the ring, within load bound";
+    private static final String[] SKIPPED_OWNER = {
+      "key owner over load bound: next ring replica within bound",
+      "key owner's reported queue at threshold: next ring replica within bound",
+      "key owner's KV cache nearly full: next ring replica within bound"};
+    private static final String FAILOVER = "failover: next ring replica within load bound";
+    private static final String NONE_LEFT =
+        "no replica within load bound and below the queue thresholds: least loaded by effective queue";
+    private static final String FAILOVER_REST = "failover: least loaded of the rest";
+    /** Ring steps without a pick before checking whether any replica qualifies at all. */
+    private static final int PRECHECK_STEPS = 8;
+
     private final Picker picker;
     private final LoadView load;
     private final int start;
@@ -154,26 +203,92 @@ public final class PrefixHash implements RoutingPolicy {
       HashRing ring = picker.ring;
       int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
-      boolean skippedOverBound = false;
-      while (walked < size) {
+      long now = load.now(); // one clock read per decision, however many replicas are examined
+      int skipped = -1;
+      // Replicas examined and skipped in this call, so that each is examined once however many
+      // ring points it owns.
+      long rejectedLow = 0;
+      long[] rejectedHigh = null;
+      int unexamined = n - returned;
+      // Finding every replica on the ring takes about n·ln(n) steps; after a few fruitless steps,
+      // one pass over the replicas tells whether any qualifies at all (and if none does, which
+      // has the smallest queue), so a saturated fleet costs one pass, not a walk round the ring.
+      int steps = 0;
+      int least = -1;
+      while (walked < size && unexamined > 0) {
+        if (++steps == PRECHECK_STEPS && (least = leastIfNoneQualifies(totalPlusOne, now)) >= 0) {
+          break;
+        }
         int position = start + walked;
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
         walked++;
         if (seen.contains(owner)) continue;
-        if (load.inFlight(owner) <= picker.boundShare[owner] * totalPlusOne) {
-          reason = returned > 0 ? "failover: next ring replica within load bound"
-              : walked == 1 ? "key owner on the ring, within load bound"
-              : "key owner over load bound: next ring replica within bound";
+        if (owner < 64) {
+          if ((rejectedLow & (1L << owner)) != 0) continue;
+        } else if (rejectedHigh != null && (rejectedHigh[(owner >>> 6) - 1] & (1L << owner)) != 0) {
+          continue;
+        }
+        int why = whyNot(owner, totalPlusOne, now);
+        if (why < 0) {
+          reason = returned > 0 ? FAILOVER : skipped < 0 ? OWNER : SKIPPED_OWNER[skipped];
           return take(owner, n);
         }
-        // Over bound now; it stays eligible for the least-loaded tail after the full walk.
-        skippedOverBound = true;
+        // Skipped: it stays eligible for the fallback below and for later ranks.
+        if (skipped < 0) skipped = why;
+        if (owner < 64) {
+          rejectedLow |= 1L << owner;
+        } else {
+          if (rejectedHigh == null) rejectedHigh = new long[(n + 63 >>> 6) - 1];
+          rejectedHigh[(owner >>> 6) - 1] |= 1L << owner;
+        }
+        unexamined--;
       }
-      int least = Rankings.leastLoaded(load, picker.weights, seen, start % n);
-      reason = skippedOverBound || returned == 0 ? "no replica within load bound: least loaded"
-          : "failover: least loaded of the rest";
+      if (least < 0) least = Rankings.leastQueued(load, picker.inverseWeights, seen, start % n, now);
+      reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
       return take(least, n);
+    }
+
+    /**
+     * -1 if {@code i} may be taken; otherwise why not: 0 over the load bound, 1 effective queue at
+     * the threshold, 2 KV usage at the threshold.
+     */
+    private int whyNot(int i, double totalPlusOne, long now) {
+      if (load.inFlight(i) > picker.boundShare[i] * totalPlusOne) return 0;
+      if (load.effectiveQueue(i, now) >= picker.queueThreshold) return 1;
+      return load.kvUsage(i, now) >= picker.kvUsageThreshold ? 2 : -1;
+    }
+
+    /**
+     * -1 if some replica not yet returned may be taken; otherwise the one with the smallest
+     * queue, chosen exactly as {@link Rankings#leastQueued} does, in the same single pass.
+     */
+    private int leastIfNoneQualifies(double totalPlusOne, long now) {
+      int n = picker.weights.length;
+      double[] inverse = picker.inverseWeights;
+      int from = start % n;
+      int best = -1;
+      double bestQueue = Double.MAX_VALUE;
+      double bestInFlight = Double.MAX_VALUE;
+      for (int k = 0; k < n; k++) {
+        int i = from + k;
+        if (i >= n) i -= n;
+        if (seen.contains(i)) continue;
+        int inFlight = load.inFlight(i);
+        int q = load.effectiveQueue(i, now);
+        if (inFlight <= picker.boundShare[i] * totalPlusOne && q < picker.queueThreshold
+            && !(load.kvUsage(i, now) >= picker.kvUsageThreshold)) {
+          return -1;
+        }
+        double queue = (q >= 0 ? q : inFlight) * inverse[i];
+        double f = inFlight * inverse[i];
+        if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
+          bestQueue = queue;
+          bestInFlight = f;
+          best = i;
+        }
+      }
+      return best;
     }
 
     private int take(int index, int n) {
@@ -194,6 +309,9 @@ public final class PrefixHash implements RoutingPolicy {
     private double loadFactor = DEFAULT_LOAD_FACTOR;
     private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
     private int probes = DEFAULT_PROBES;
+    private boolean reportedLoad = true;
+    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
     private KeyExtractor keyExtractor;
 
     private Builder() {}
@@ -232,6 +350,35 @@ public final class PrefixHash implements RoutingPolicy {
       return this;
     }
 
+    /**
+     * The effective queue (reported waiting requests corrected by this client's dispatches since)
+     * at which a replica is skipped, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD},
+     * the middle of the 3–5 waiting requests practitioners start from.
+     */
+    public Builder queueThreshold(int queueThreshold) {
+      this.queueThreshold = queueThreshold;
+      return this;
+    }
+
+    /**
+     * The reported KV-cache usage at which a replica is skipped, in (0, 1]; default {@value
+     * #DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached prefixes
+     * or wait for memory.
+     */
+    public Builder kvUsageThreshold(double kvUsageThreshold) {
+      this.kvUsageThreshold = kvUsageThreshold;
+      return this;
+    }
+
+    /**
+     * Whether reported queue depth and KV usage take part in the ranking; default true. False
+     * gives the in-flight-only bounded-load walk, whatever the replicas report.
+     */
+    public Builder reportedLoad(boolean reportedLoad) {
+      this.reportedLoad = reportedLoad;
+      return this;
+    }
+
     /** Replaces the key extractor (for example to key on a session id). */
     public Builder keyExtractor(KeyExtractor keyExtractor) {
       this.keyExtractor = requireNonNull(keyExtractor, "keyExtractor");
@@ -253,6 +400,14 @@ public final class PrefixHash implements RoutingPolicy {
       }
       if (probes < 1 || probes > 8) {
         throw new IllegalArgumentException("PrefixHash.probes must be in [1, 8], got " + probes);
+      }
+      if (queueThreshold < 1 || queueThreshold > 100_000) {
+        throw new IllegalArgumentException("PrefixHash.queueThreshold must be in [1, 100000], got "
+            + queueThreshold);
+      }
+      if (!(kvUsageThreshold > 0 && kvUsageThreshold <= 1)) {
+        throw new IllegalArgumentException("PrefixHash.kvUsageThreshold must be in (0, 1], got "
+            + kvUsageThreshold);
       }
       return new PrefixHash(this);
     }

@@ -13,6 +13,11 @@ final class SeenSet {
     return high != null && (high[(index >>> 6) - 1] & (1L << index)) != 0;
   }
 
+  void clear() {
+    low = 0;
+    if (high != null) java.util.Arrays.fill(high, 0L);
+  }
+
   void add(int index, int size) {
     if (index < 64) {
       low |= 1L << index;

@@ -216,6 +216,13 @@ final class EmulatedEngine {
         + ", named_metrics.num_requests_running=" + running.get();
   }
 
+  /** The {@code endpoint-load-metrics} value in the JSON form (ORCA's JSON mapping). */
+  String loadMetricsJson() {
+    return "JSON {\"named_metrics\":{\"kv_cache_usage_perc\":" + number(cacheUsage())
+        + ",\"num_requests_waiting\":" + waiting.get() + ",\"num_requests_running\":"
+        + running.get() + "}}";
+  }
+
   /**
    * Prometheus text exposition (format 0.0.4) shaped like vLLM v1's: the same names, HELP and
    * TYPE lines, {@code engine} and {@code model_name} labels, and {@code _created} samples for

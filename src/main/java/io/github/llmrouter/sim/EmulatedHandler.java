@@ -157,8 +157,8 @@ final class EmulatedHandler implements HttpHandler {
     boolean stream = request.path("stream").asBoolean(false);
     boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
     Fault streamBreak = stream ? faults.takeStreamBreak() : null;
-    boolean loadHeader = "TEXT".equalsIgnoreCase(
-        ex.getRequestHeaders().getFirst("endpoint-load-metrics-format"));
+    String loadFormat = ex.getRequestHeaders().getFirst("endpoint-load-metrics-format");
+    boolean loadHeader = "TEXT".equalsIgnoreCase(loadFormat) || "JSON".equalsIgnoreCase(loadFormat);
 
     try (EmulatedEngine.Slot slot = engine.enterBatch()) {
       int cached = engine.prefill(model, prompt);
@@ -167,7 +167,8 @@ final class EmulatedHandler implements HttpHandler {
       Response r = new Response(api, idPrefix(api) + engine.id + "-" + sequence.incrementAndGet(),
           System.currentTimeMillis() / 1000, model, usage(prompt.length(), cached, tokens.length));
       if (loadHeader) {
-        ex.getResponseHeaders().set("endpoint-load-metrics", engine.loadMetricsHeader());
+        ex.getResponseHeaders().set("endpoint-load-metrics",
+            "JSON".equalsIgnoreCase(loadFormat) ? engine.loadMetricsJson() : engine.loadMetricsHeader());
       }
       if (stream) {
         stream(ex, r, tokens, finishReason, includeUsage,

@@ -47,6 +47,14 @@ final class PrefixCache {
     return blocks.size() + privateBlocks;
   }
 
+  /**
+   * The fraction of blocks held by running requests (pinned prompt blocks and reserved output
+   * blocks), as vLLM's {@code kv_cache_usage_perc} counts: cached blocks nobody uses are free.
+   */
+  double usage() {
+    return capacity == 0 ? 0 : Math.min(1.0, (double) (pinned + privateBlocks) / capacity);
+  }
+
   int pinned() {
     return pinned;
   }

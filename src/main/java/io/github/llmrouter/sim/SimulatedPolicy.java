@@ -3,6 +3,7 @@ package io.github.llmrouter.sim;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.routing.LeastLoaded;
+import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -57,6 +58,17 @@ public final class SimulatedPolicy {
         of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c)),
         of("PrefixHash", c -> RoutingPolicy.prefixHash()),
         oracle());
+  }
+
+  /**
+   * The queue-awareness comparison: {@code PrefixHash} routing on this client's in-flight counts
+   * only ({@code reportedLoad(false)}), and {@code PrefixHash} with its defaults, which also skips
+   * replicas whose scraped effective queue is at least 4 or KV usage at least 0.95.
+   */
+  public static List<SimulatedPolicy> queueAwareComparison() {
+    return List.of(
+        of("PrefixHash in-flight only", c -> PrefixHash.builder().reportedLoad(false).build()),
+        of("PrefixHash queue-aware", c -> PrefixHash.builder().build()));
   }
 
   public String name() {

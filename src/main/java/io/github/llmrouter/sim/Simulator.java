@@ -51,6 +51,8 @@ public final class Simulator {
   public static final double DEFAULT_TTFT_SLO_SECONDS = 2.0;
   /** Default seed: {@value}. */
   public static final long DEFAULT_SEED = 1;
+  /** Default interval at which each client scrapes every replica's load, seconds: {@value}. */
+  public static final double DEFAULT_SCRAPE_INTERVAL_SECONDS = 1.0;
 
   private final int replicas;
   private final int clients;
@@ -61,6 +63,9 @@ public final class Simulator {
   private final EngineProfile profile;
   private final List<SimulatedPolicy> policies;
   private final int threads;
+  private final double scrapeInterval;
+  private final double staleAfter;
+  private final double[] slowdown;
 
   private Simulator(Builder b) {
     this.replicas = b.replicas;
@@ -72,6 +77,11 @@ public final class Simulator {
     this.profile = b.profile;
     this.policies = b.policies != null ? b.policies : SimulatedPolicy.standard(b.seed);
     this.threads = b.threads;
+    this.scrapeInterval = b.scrapeInterval;
+    this.staleAfter = b.staleAfter > 0 ? b.staleAfter : 3 * b.scrapeInterval;
+    this.slowdown = new double[b.replicas];
+    java.util.Arrays.fill(slowdown, 1.0);
+    b.slowdowns.forEach((index, factor) -> slowdown[index] = factor);
   }
 
   public static Builder builder() {
@@ -121,9 +131,30 @@ public final class Simulator {
     String settings = trace.size() + " requests, " + replicas + " replicas, " + clients
         + (clients == 1 ? " client" : " clients") + ", keyBlocks " + keyBlocks
         + (sessionKeys ? " (+session ids)" : "") + ", " + profile.name() + ", TTFT SLO "
-        + ttftSloSeconds + " s, seed " + seed;
+        + ttftSloSeconds + " s, seed " + seed
+        + (scrapeInterval > 0 ? ", scrape every " + scrapeInterval + " s" : ", no load reports")
+        + slowdownText();
     return new SimulationReport(settings, ideal, fleet, results, ttfts,
         (System.nanoTime() - started) / 1_000_000L);
+  }
+
+  private String slowdownText() {
+    StringBuilder b = new StringBuilder();
+    for (int r = 0; r < slowdown.length; r++) {
+      if (slowdown[r] != 1.0) b.append(", replica-").append(r).append(' ').append(slowdown[r]).append("x slower");
+    }
+    return b.toString();
+  }
+
+  /** The engine profile of replica {@code r}: the fleet's, slowed down by its factor. */
+  private EngineProfile profileOf(int r) {
+    double f = slowdown[r];
+    if (f == 1.0) return profile;
+    return profile.toBuilder().name(profile.name() + " x" + f + " slower")
+        .prefillTokensPerSecond(profile.prefillTokensPerSecond() / f)
+        .decodeStepMillis(profile.decodeStepSeconds() * 1000 * f)
+        .perSequenceMillis(profile.perSequenceSeconds() * 1000 * f)
+        .build();
   }
 
   /** What every policy's run shares: block chains, routing requests and client assignment. */
@@ -195,19 +226,31 @@ public final class Simulator {
     ClientLoad[] loads = new ClientLoad[clients];
     ReplicaPicker[] pickers = new ReplicaPicker[clients];
     for (int c = 0; c < clients; c++) {
-      loads[c] = new ClientLoad(replicas);
+      loads[c] = new ClientLoad(replicas, staleAfter);
       if (!policy.isOracle()) pickers[c] = policy.newPolicy(c).newPicker(set);
     }
     ReplicaEngine[] engines = new ReplicaEngine[replicas];
     for (int r = 0; r < replicas; r++) {
-      engines[r] = new ReplicaEngine(profile, trace.blockTokens(), j -> loads[j.client].release(j.replica));
+      engines[r] = new ReplicaEngine(profileOf(r), trace.blockTokens(),
+          j -> loads[j.client].release(j.replica));
+    }
+    // Each client scrapes every replica once per interval, at its own phase: what it knows of a
+    // queue is up to one interval old, as in a real deployment.
+    double[] nextScrape = new double[clients];
+    double origin = trace.size() == 0 ? 0 : trace.requests().get(0).arrivalSeconds();
+    SplittableRandom phases = new SplittableRandom(seed ^ 0x5C4A9EL);
+    for (int c = 0; c < clients; c++) {
+      nextScrape[c] = scrapeInterval > 0 ? origin + phases.nextDouble() * scrapeInterval
+          : Double.POSITIVE_INFINITY;
     }
     int n = trace.size();
     Job[] jobs = new Job[n];
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       double t = r.arrivalSeconds();
+      scrapeUntil(t, nextScrape, engines, loads);
       for (ReplicaEngine e : engines) e.advanceTo(t);
+      loads[prepared.clientOf[i]].now(t);
       Job job = new Job(i, r, prepared.chains[i], prepared.outputBlocks[i], prepared.clientOf[i]);
       int target;
       if (policy.isOracle()) {
@@ -225,6 +268,24 @@ public final class Simulator {
     }
     for (ReplicaEngine e : engines) e.drain();
     return summarise(policy.name(), trace, jobs, ideal);
+  }
+
+  /** Runs every client scrape due up to time {@code t}, in time order. */
+  private void scrapeUntil(double t, double[] nextScrape, ReplicaEngine[] engines,
+      ClientLoad[] loads) {
+    while (true) {
+      int c = -1;
+      for (int k = 0; k < nextScrape.length; k++) {
+        if (nextScrape[k] <= t && (c < 0 || nextScrape[k] < nextScrape[c])) c = k;
+      }
+      if (c < 0) return;
+      double s = nextScrape[c];
+      for (int r = 0; r < engines.length; r++) {
+        engines[r].advanceTo(s);
+        loads[c].report(r, engines[r].waitingCount(), engines[r].cache().usage(), s);
+      }
+      nextScrape[c] = s + scrapeInterval;
+    }
   }
 
   /** The lowest estimated TTFT over all replicas; ties go to the lower index. */
@@ -298,8 +359,36 @@ public final class Simulator {
     private EngineProfile profile = EngineProfile.llama31_8bH100();
     private List<SimulatedPolicy> policies;
     private int threads = Runtime.getRuntime().availableProcessors();
+    private double scrapeInterval = DEFAULT_SCRAPE_INTERVAL_SECONDS;
+    private double staleAfter;
+    private final java.util.Map<Integer, Double> slowdowns = new java.util.TreeMap<>();
 
     private Builder() {}
+
+    /**
+     * How often each client scrapes every replica's waiting queue and KV usage, seconds, in [0.01,
+     * 600], or 0 for no load reports (policies see in-flight counts only); default {@value
+     * #DEFAULT_SCRAPE_INTERVAL_SECONDS}. Each client scrapes at its own phase.
+     */
+    public Builder scrapeIntervalSeconds(double seconds) {
+      this.scrapeInterval = seconds;
+      return this;
+    }
+
+    /** Age after which a report is ignored, seconds, in (0, 3600]; default 3 × the scrape interval. */
+    public Builder staleAfterSeconds(double seconds) {
+      this.staleAfter = seconds;
+      return this;
+    }
+
+    /**
+     * Makes replica {@code index} {@code factor} times slower than the profile (prefill rate
+     * divided, step times multiplied), in [1, 100]; default every replica at 1.
+     */
+    public Builder replicaSlowdown(int index, double factor) {
+      slowdowns.put(index, factor);
+      return this;
+    }
 
     /** Replicas in the fleet, in [1, 1024]; default {@value #DEFAULT_REPLICAS}. */
     public Builder replicas(int replicas) {
@@ -374,6 +463,24 @@ public final class Simulator {
       if (!(ttftSloSeconds > 0 && ttftSloSeconds <= 3600)) {
         throw new IllegalArgumentException("Simulator.ttftSloSeconds must be in (0, 3600], got "
             + ttftSloSeconds);
+      }
+      if (!(scrapeInterval == 0 || (scrapeInterval >= 0.01 && scrapeInterval <= 600))) {
+        throw new IllegalArgumentException(
+            "Simulator.scrapeIntervalSeconds must be 0 or in [0.01, 600], got " + scrapeInterval);
+      }
+      if (!(staleAfter == 0 || (staleAfter > 0 && staleAfter <= 3600))) {
+        throw new IllegalArgumentException("Simulator.staleAfterSeconds must be in (0, 3600], got "
+            + staleAfter);
+      }
+      for (var e : slowdowns.entrySet()) {
+        if (e.getKey() < 0 || e.getKey() >= replicas) {
+          throw new IllegalArgumentException("Simulator.replicaSlowdown index must be in [0, "
+              + (replicas - 1) + "], got " + e.getKey());
+        }
+        if (!(e.getValue() >= 1 && e.getValue() <= 100)) {
+          throw new IllegalArgumentException("Simulator.replicaSlowdown factor must be in [1, 100], got "
+              + e.getValue());
+        }
       }
       if (threads < 1 || threads > 64) {
         throw new IllegalArgumentException("Simulator.threads must be in [1, 64], got " + threads);

@@ -51,7 +51,11 @@ public final class SimulatorCli {
       "  --seed N              seed (default 1)",
       "  --sweep X,Y,...       also run these rate multipliers (for the HTML chart)",
       "  --html FILE           write a self-contained HTML report",
-      "  --threads N           policies simulated at once (default: processors)");
+      "  --threads N           policies simulated at once (default: processors)",
+      "  --scrape-interval S   seconds between load scrapes per client, 0 = none (default 1)",
+      "  --stale-after S       ignore reports older than this (default 3 x scrape interval)",
+      "  --slow R:F            make replica R F times slower (repeatable)",
+      "  --policies SET        standard (default) | queue-aware | all");
 
   static int run(String[] args, PrintStream out) throws IOException {
     String tracePath = DEFAULT_TRACE;
@@ -62,6 +66,7 @@ public final class SimulatorCli {
     double[] window = null;
     List<Double> sweep = new ArrayList<>();
     String html = null;
+    String policies = "standard";
     Simulator.Builder sim = Simulator.builder();
     long seed = Simulator.DEFAULT_SEED;
     for (int i = 0; i < args.length; i++) {
@@ -94,11 +99,33 @@ public final class SimulatorCli {
           for (String x : value(args, ++i, a).split(",")) sweep.add(Double.parseDouble(x.trim()));
           break;
         case "--html": html = value(args, ++i, a); break;
+        case "--scrape-interval": sim.scrapeIntervalSeconds(Double.parseDouble(value(args, ++i, a))); break;
+        case "--stale-after": sim.staleAfterSeconds(Double.parseDouble(value(args, ++i, a))); break;
+        case "--slow": {
+          String[] rf = value(args, ++i, a).split(":");
+          if (rf.length != 2) throw new IllegalArgumentException("--slow expects REPLICA:FACTOR");
+          sim.replicaSlowdown(Integer.parseInt(rf[0]), Double.parseDouble(rf[1]));
+          break;
+        }
+        case "--policies": policies = value(args, ++i, a); break;
         default:
           throw new IllegalArgumentException("unknown option '" + a + "'\n" + USAGE);
       }
     }
     sim.seed(seed);
+    switch (policies) {
+      case "standard": break;
+      case "queue-aware": sim.policies(SimulatedPolicy.queueAwareComparison()); break;
+      case "all": {
+        List<SimulatedPolicy> all = new ArrayList<>(SimulatedPolicy.standard(seed));
+        all.addAll(SimulatedPolicy.queueAwareComparison());
+        sim.policies(all);
+        break;
+      }
+      default:
+        throw new IllegalArgumentException("--policies must be standard, queue-aware or all, got '"
+            + policies + "'");
+    }
     Simulator simulator = sim.build();
 
     long t0 = System.nanoTime();

@@ -2,11 +2,15 @@ package io.github.llmrouter.transport;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.load.LoadHeaders;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LoadReporting;
 import io.github.llmrouter.replica.Replica;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -59,6 +63,11 @@ public final class HttpTransport {
   private final @Nullable String authorization;
   private final Duration streamIdleTimeout;
   private final IntPredicate retryableStatus;
+  // Load reports on responses (issue 4): what to ask for, what to read, where to send it.
+  private final boolean loadMetricsHeader;
+  private final @Nullable String queueHeader;
+  private final @Nullable LoadReportSink loadSink;
+  private final Ticker ticker;
 
   /**
    * @param client configured with the connect timeout and, as read timeout, the time-to-first-byte
@@ -69,10 +78,26 @@ public final class HttpTransport {
    */
   public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
       IntPredicate retryableStatus) {
+    this(client, apiKey, streamIdleTimeout, retryableStatus, LoadReporting.disabled(), null,
+        Ticker.systemTicker());
+  }
+
+  /**
+   * A transport that also asks replicas for load reports on responses and hands what it reads to
+   * {@code loadSink}: the {@code endpoint-load-metrics} header if {@link
+   * LoadReporting#loadMetricsHeader()}, and the custom {@link LoadReporting#queueHeader()}.
+   */
+  public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
+      IntPredicate retryableStatus, LoadReporting reporting, @Nullable LoadReportSink loadSink,
+      Ticker ticker) {
     this.client = requireNonNull(client, "client");
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
     this.retryableStatus = requireNonNull(retryableStatus, "retryableStatus");
+    this.loadMetricsHeader = reporting.loadMetricsHeader() && loadSink != null;
+    this.queueHeader = loadSink == null ? null : reporting.queueHeader();
+    this.loadSink = loadSink;
+    this.ticker = requireNonNull(ticker, "ticker");
   }
 
   /** The OkHttp client in use. */
@@ -85,6 +110,7 @@ public final class HttpTransport {
     HttpUrl url = replica.baseUrl().resolve(path);
     Request.Builder request = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
     if (stream) request.header("Accept", "text/event-stream");
+    if (loadMetricsHeader) request.header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT");
     if (authorization != null) request.header("Authorization", authorization);
     for (Map.Entry<String, String> h : replica.headers().entrySet()) {
       request.header(h.getKey(), h.getValue());
@@ -139,6 +165,7 @@ public final class HttpTransport {
     } catch (IOException e) {
       throw classify(replica, call, e);
     }
+    readLoadReport(replica, response);
     try {
       checkStatus(replica, response);
       return SseStream.open(replica.id(), response, type, adapter, streamIdleTimeout, onClose,
@@ -150,6 +177,7 @@ public final class HttpTransport {
   }
 
   private <T> T parse(Replica replica, Call call, Response response, Class<T> type) {
+    readLoadReport(replica, response);
     try (response) {
       checkStatus(replica, response);
       ResponseBody body = response.body();
@@ -157,6 +185,27 @@ public final class HttpTransport {
     } catch (JacksonException e) {
       if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
       throw new MalformedResponseException(replica.id(), "JSON body", e);
+    }
+  }
+
+  /**
+   * Hands a load report carried by {@code response} (any status: a 503 says the most) to the
+   * sink. Malformed headers are ignored; a failing sink never fails the call.
+   */
+  private void readLoadReport(Replica replica, Response response) {
+    if (loadSink == null) return;
+    try {
+      LoadReport report = null;
+      if (loadMetricsHeader) {
+        report = LoadHeaders.parseEndpointLoadMetrics(
+            response.header(LoadHeaders.ENDPOINT_LOAD_METRICS), ticker.read());
+      }
+      if (report == null && queueHeader != null) {
+        report = LoadHeaders.parseQueueDepth(response.header(queueHeader), ticker.read());
+      }
+      if (report != null) loadSink.report(replica, report);
+    } catch (RuntimeException e) {
+      // A load report is advice; the call's outcome must not depend on it.
     }
   }
 

@@ -359,6 +359,15 @@ class EmulatedReplicaTest {
           .startsWith("TEXT named_metrics.kv_cache_usage_perc=")
           .contains("named_metrics.num_requests_waiting=0");
     }
+    try (Response response = client.newCall(new Request.Builder()
+        .url(r.baseUrl() + "/v1/chat/completions")
+        .header("endpoint-load-metrics-format", "JSON")
+        .post(RequestBody.create(chatBody("x", Map.of()), JSON_TYPE)).build()).execute()) {
+      String json = response.header("endpoint-load-metrics");
+      assertThat(json).startsWith("JSON {\"named_metrics\":");
+      assertThat(io.github.llmrouter.load.LoadHeaders.parseEndpointLoadMetrics(json, 0).waiting())
+          .isZero();
+    }
     try (Response response = post(r, "/v1/chat/completions", chatBody("x", Map.of()))) {
       assertThat(response.header("endpoint-load-metrics")).isNull();
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.routing.RoutingRequest;
 import java.nio.file.Path;
+import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -110,5 +111,45 @@ class SimulatorTest {
         .hasMessageContaining("Simulator.keyBlocks");
     assertThatThrownBy(() -> EngineProfile.builder().prefillTokensPerSecond(0).build())
         .hasMessageContaining("EngineProfile.prefillTokensPerSecond");
+  }
+
+  @Test
+  void withoutLoadReportsQueueAwarePrefixHashIsTheInFlightOnlyWalk() {
+    SimulationReport r = Simulator.builder().clients(2).scrapeIntervalSeconds(0)
+        .policies(SimulatedPolicy.queueAwareComparison()).build().run(mooncake);
+    PolicyResult blind = r.result("PrefixHash in-flight only");
+    PolicyResult aware = r.result("PrefixHash queue-aware");
+    assertThat(aware.hitRate()).isEqualTo(blind.hitRate());
+    assertThat(aware.ttftP99()).isEqualTo(blind.ttftP99());
+    assertThat(r.settings()).contains("no load reports");
+  }
+
+  @Test
+  void aSlowReplicaIsSlowerAndScrapesAreDeterministic() {
+    Simulator.Builder b = Simulator.builder().clients(3).scrapeIntervalSeconds(0.5)
+        .policies(List.of(SimulatedPolicy.of("RoundRobin", c -> RoutingPolicy.roundRobin())));
+    double even = b.build().run(mooncake).result("RoundRobin").ttftP99();
+    Simulator slow = b.replicaSlowdown(0, 4).build();
+    SimulationReport once = slow.run(mooncake);
+    assertThat(once.result("RoundRobin").ttftP99()).isGreaterThan(even);
+    assertThat(once.settings()).contains("replica-0 4.0x slower", "scrape every 0.5 s");
+    SimulationReport aware = Simulator.builder().clients(3).scrapeIntervalSeconds(0.5)
+        .replicaSlowdown(0, 4).policies(SimulatedPolicy.queueAwareComparison()).build()
+        .run(mooncake);
+    assertThat(Simulator.builder().clients(3).scrapeIntervalSeconds(0.5).replicaSlowdown(0, 4)
+        .policies(SimulatedPolicy.queueAwareComparison()).threads(1).build().run(mooncake)
+        .toTable()).isEqualTo(aware.toTable());
+  }
+
+  @Test
+  void theNewKnobsAreValidatedByName() {
+    assertThatThrownBy(() -> Simulator.builder().scrapeIntervalSeconds(-1).build())
+        .hasMessageContaining("scrapeIntervalSeconds");
+    assertThatThrownBy(() -> Simulator.builder().staleAfterSeconds(-1).build())
+        .hasMessageContaining("staleAfterSeconds");
+    assertThatThrownBy(() -> Simulator.builder().replicaSlowdown(8, 2).build())
+        .hasMessageContaining("replicaSlowdown");
+    assertThatThrownBy(() -> Simulator.builder().replicaSlowdown(0, 0.5).build())
+        .hasMessageContaining("replicaSlowdown");
   }
 }

@@ -78,8 +78,15 @@ class KubernetesResolverTest {
   @AfterEach
   void stopServer() {
     client.close();
-    server.destroy();
-    scheduler.shutdownNow();
+    try {
+      server.destroy();
+    } catch (IllegalStateException slowShutdown) {
+      // fabric8's mock server sometimes cannot finish closing a just-closed watch connection
+      // within its own shutdown timeout ("Unable to close MockWebServer"). The test's assertions
+      // have passed by then; the server's port and threads are released regardless.
+    } finally {
+      scheduler.shutdownNow();
+    }
   }
 
   private static KubernetesMockServer crudServer(int port) {

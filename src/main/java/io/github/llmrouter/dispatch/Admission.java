@@ -1,0 +1,144 @@
+package io.github.llmrouter.dispatch;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/**
+ * Client-side admission control, off by default: when every replica reports itself saturated, a
+ * new request waits in a bounded FIFO queue in the client instead of piling onto an overloaded
+ * replica, and gives up with {@link io.github.llmrouter.api.FleetSaturatedException} when the
+ * queue is full or its wait is over. Immutable.
+ *
+ * <p>A replica is <em>saturated</em> when its effective queue (see {@code LoadView}) is at least
+ * {@link Builder#queueThreshold(int) queueThreshold} or its KV-cache usage at least {@link
+ * Builder#kvUsageThreshold(double) kvUsageThreshold}. A replica without a fresh report is never
+ * saturated: admission acts only on what replicas say. Waiting requests are admitted in arrival
+ * order, as many at a time as the fleet has room for (the sum over unsaturated replicas of {@code
+ * queueThreshold − effective queue}), whenever a report arrives or a request completes.
+ *
+ * <pre>{@code
+ * LlmClient.builder().replicas(...)
+ *     .admission(Admission.builder().capacity(256).maxWait(Duration.ofSeconds(5)).build())
+ *     .build();
+ * }</pre>
+ */
+public final class Admission {
+  /** Default queue capacity: {@value}. */
+  public static final int DEFAULT_CAPACITY = 1024;
+  /** Default longest wait in the queue: 10 s. */
+  public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
+  /** Default effective queue at which a replica is saturated: {@value}. */
+  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
+  /** Default KV-cache usage at which a replica is saturated: {@value}. */
+  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
+
+  private static final Admission DISABLED = new Admission(false, DEFAULT_CAPACITY,
+      DEFAULT_MAX_WAIT, DEFAULT_QUEUE_THRESHOLD, DEFAULT_KV_USAGE_THRESHOLD);
+
+  private final boolean enabled;
+  private final int capacity;
+  private final Duration maxWait;
+  private final int queueThreshold;
+  private final double kvUsageThreshold;
+
+  private Admission(boolean enabled, int capacity, Duration maxWait, int queueThreshold,
+      double kvUsageThreshold) {
+    this.enabled = enabled;
+    this.capacity = capacity;
+    this.maxWait = maxWait;
+    this.queueThreshold = queueThreshold;
+    this.kvUsageThreshold = kvUsageThreshold;
+  }
+
+  /** No admission control (the default): requests are always routed at once. */
+  public static Admission disabled() {
+    return DISABLED;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public boolean enabled() {
+    return enabled;
+  }
+
+  public int capacity() {
+    return capacity;
+  }
+
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  public int queueThreshold() {
+    return queueThreshold;
+  }
+
+  public double kvUsageThreshold() {
+    return kvUsageThreshold;
+  }
+
+  @Override
+  public String toString() {
+    return enabled ? "Admission{capacity=" + capacity + ", maxWait=" + maxWait
+        + ", queueThreshold=" + queueThreshold + ", kvUsageThreshold=" + kvUsageThreshold + '}'
+        : "Admission{disabled}";
+  }
+
+  /** Builds an enabled {@link Admission}. Not thread-safe. */
+  public static final class Builder {
+    private int capacity = DEFAULT_CAPACITY;
+    private Duration maxWait = DEFAULT_MAX_WAIT;
+    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
+
+    private Builder() {}
+
+    /** Requests that may wait at once, in [1, 1000000]; default {@value #DEFAULT_CAPACITY}. */
+    public Builder capacity(int capacity) {
+      this.capacity = capacity;
+      return this;
+    }
+
+    /** Longest wait for admission, in (0, 10 min]; default 10 s. */
+    public Builder maxWait(Duration maxWait) {
+      this.maxWait = requireNonNull(maxWait, "maxWait");
+      return this;
+    }
+
+    /** Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD}. */
+    public Builder queueThreshold(int queueThreshold) {
+      this.queueThreshold = queueThreshold;
+      return this;
+    }
+
+    /** KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value #DEFAULT_KV_USAGE_THRESHOLD}. */
+    public Builder kvUsageThreshold(double kvUsageThreshold) {
+      this.kvUsageThreshold = kvUsageThreshold;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the first knob out of range */
+    public Admission build() {
+      if (capacity < 1 || capacity > 1_000_000) {
+        throw new IllegalArgumentException("Admission.capacity must be in [1, 1000000], got "
+            + capacity);
+      }
+      if (maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("Admission.maxWait must be in (0, 10 min], got "
+            + maxWait);
+      }
+      if (queueThreshold < 1 || queueThreshold > 100_000) {
+        throw new IllegalArgumentException("Admission.queueThreshold must be in [1, 100000], got "
+            + queueThreshold);
+      }
+      if (!(kvUsageThreshold > 0 && kvUsageThreshold <= 1)) {
+        throw new IllegalArgumentException("Admission.kvUsageThreshold must be in (0, 1], got "
+            + kvUsageThreshold);
+      }
+      return new Admission(true, capacity, maxWait, queueThreshold, kvUsageThreshold);
+    }
+  }
+}

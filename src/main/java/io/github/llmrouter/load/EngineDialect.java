@@ -1,0 +1,148 @@
+package io.github.llmrouter.load;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which metric names an inference engine uses for its waiting queue, running batch and KV-cache
+ * usage, and how to read them from a {@code /metrics} exposition. Immutable.
+ *
+ * <table>
+ *   <caption>Built-in dialects</caption>
+ *   <tr><th>dialect</th><th>waiting</th><th>running</th><th>KV usage</th></tr>
+ *   <tr><td>{@link #VLLM}</td><td>{@code vllm:num_requests_waiting}</td>
+ *       <td>{@code vllm:num_requests_running}</td>
+ *       <td>{@code vllm:kv_cache_usage_perc}, older {@code vllm:gpu_cache_usage_perc}</td></tr>
+ *   <tr><td>{@link #SGLANG}</td><td>{@code sglang:num_queue_reqs}</td>
+ *       <td>{@code sglang:num_running_reqs}</td><td>{@code sglang:token_usage}</td></tr>
+ *   <tr><td>{@link #TGI}</td><td>{@code tgi_queue_size}</td><td>{@code tgi_batch_current_size}</td>
+ *       <td>—</td></tr>
+ *   <tr><td>{@link #LLAMA_CPP}</td><td>{@code llamacpp:requests_deferred}</td>
+ *       <td>{@code llamacpp:requests_processing}</td>
+ *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td></tr>
+ * </table>
+ *
+ * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
+ * exports one series per {@code engine} label); KV usage is the mean over series. With a model
+ * name set (see {@code LoadReporting.Builder#modelName}), only series whose {@code model_name}
+ * label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting metric is
+ * present. {@link #custom} maps any other engine.
+ *
+ * <pre>{@code
+ * EngineDialect mine = EngineDialect.custom("my-engine", "queue_depth", "active_requests", null);
+ * }</pre>
+ */
+public final class EngineDialect {
+  /** vLLM (v0 and v1 metric names). */
+  public static final EngineDialect VLLM = new EngineDialect("vLLM",
+      List.of("vllm:num_requests_waiting"), List.of("vllm:num_requests_running"),
+      List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"));
+  /** SGLang. */
+  public static final EngineDialect SGLANG = new EngineDialect("SGLang",
+      List.of("sglang:num_queue_reqs"), List.of("sglang:num_running_reqs"),
+      List.of("sglang:token_usage"));
+  /** Hugging Face Text Generation Inference. */
+  public static final EngineDialect TGI = new EngineDialect("TGI", List.of("tgi_queue_size"),
+      List.of("tgi_batch_current_size"), List.of());
+  /** llama.cpp server ({@code --metrics}). */
+  public static final EngineDialect LLAMA_CPP = new EngineDialect("llama.cpp",
+      List.of("llamacpp:requests_deferred"), List.of("llamacpp:requests_processing"),
+      List.of("llamacpp:kv_cache_usage_ratio"));
+  /** Detects the engine from the metric names present, trying vLLM, SGLang, TGI, llama.cpp. */
+  public static final EngineDialect AUTO = new EngineDialect("auto", List.of(), List.of(),
+      List.of());
+
+  private static final List<EngineDialect> BUILT_IN = List.of(VLLM, SGLANG, TGI, LLAMA_CPP);
+  private static final String MODEL_LABEL = "model_name";
+
+  private final String name;
+  private final List<String> waiting;
+  private final List<String> running;
+  private final List<String> kvUsage;
+
+  private EngineDialect(String name, List<String> waiting, List<String> running,
+      List<String> kvUsage) {
+    this.name = name;
+    this.waiting = waiting;
+    this.running = running;
+    this.kvUsage = kvUsage;
+  }
+
+  /**
+   * A user-supplied mapping.
+   *
+   * @param name a label for logs
+   * @param waitingMetric the gauge of requests waiting
+   * @param runningMetric the gauge of requests running, or null
+   * @param kvUsageMetric the gauge of KV-cache usage as a fraction in [0, 1], or null
+   */
+  public static EngineDialect custom(String name, String waitingMetric,
+      @Nullable String runningMetric, @Nullable String kvUsageMetric) {
+    requireNonNull(name, "name");
+    requireNonNull(waitingMetric, "waitingMetric");
+    return new EngineDialect(name, List.of(waitingMetric),
+        runningMetric == null ? List.of() : List.of(runningMetric),
+        kvUsageMetric == null ? List.of() : List.of(kvUsageMetric));
+  }
+
+  /** The dialect's name ({@code "vLLM"}, {@code "auto"}, ...). */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * The built-in dialect whose waiting metric {@code metrics} contains, or null; for a concrete
+   * dialect, itself if its waiting metric is present.
+   */
+  public @Nullable EngineDialect detect(ParsedMetrics metrics) {
+    requireNonNull(metrics, "metrics");
+    if (this != AUTO) return first(metrics, waiting) != null ? this : null;
+    for (EngineDialect d : BUILT_IN) {
+      if (first(metrics, d.waiting) != null) return d;
+    }
+    return null;
+  }
+
+  /**
+   * The load report in {@code metrics}, or null if the engine's waiting metric is absent.
+   *
+   * @param modelName only series with this {@code model_name} label count; null for all
+   * @param receivedNanos the report's time on the client's ticker
+   */
+  public @Nullable LoadReport read(ParsedMetrics metrics, @Nullable String modelName,
+      long receivedNanos) {
+    EngineDialect d = detect(metrics);
+    if (d == null) return null;
+    String label = modelName == null ? null : MODEL_LABEL;
+    String w = first(metrics, d.waiting);
+    String r = first(metrics, d.running);
+    String kv = first(metrics, d.kvUsage);
+    LoadReport report = new LoadReport(
+        LoadReport.count(metrics.sum(w, modelLabel(metrics, w, label), modelName)),
+        r == null ? -1 : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName)),
+        kv == null ? Double.NaN
+            : LoadReport.fraction(metrics.mean(kv, modelLabel(metrics, kv, label), modelName)),
+        receivedNanos, LoadReport.Source.SCRAPE);
+    return report;
+  }
+
+  /** Filter on the model label only if the metric carries it (TGI and llama.cpp do not). */
+  private static @Nullable String modelLabel(ParsedMetrics m, String metric,
+      @Nullable String label) {
+    if (label == null) return null;
+    for (MetricSample s : m.samples(metric)) if (s.label(label) != null) return label;
+    return null;
+  }
+
+  private static @Nullable String first(ParsedMetrics m, List<String> names) {
+    for (String n : names) if (m.has(n)) return n;
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return "EngineDialect{" + name + '}';
+  }
+}

@@ -1,0 +1,248 @@
+package io.github.llmrouter.load;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a client learns the replicas' own load: by scraping their Prometheus {@code /metrics} on an
+ * interval, and from headers on their responses. Immutable; see {@link Builder} for every knob.
+ *
+ * <pre>{@code
+ * LlmClient.builder()
+ *     .replicas(...)
+ *     .loadReporting(LoadReporting.builder()
+ *         .scrapeInterval(Duration.ofMillis(500))
+ *         .dialect(EngineDialect.SGLANG)
+ *         .build())
+ *     .build();
+ * }</pre>
+ *
+ * <p>Scraping runs on its own daemon thread, never on the request path, with its own short
+ * timeout; a replica whose {@code /metrics} fails is not declared down, its report just ages
+ * until it is ignored (after {@link Builder#staleAfter(Duration) staleAfter}) and routing falls
+ * back to this client's in-flight counts for it.
+ */
+public final class LoadReporting {
+  /** Default scrape interval: 1 s. */
+  public static final Duration DEFAULT_SCRAPE_INTERVAL = Duration.ofSeconds(1);
+  /** Default scrape timeout: 500 ms. */
+  public static final Duration DEFAULT_SCRAPE_TIMEOUT = Duration.ofMillis(500);
+  /** Default scrape jitter, a fraction of the interval either way: {@value}. */
+  public static final double DEFAULT_SCRAPE_JITTER = 0.2;
+  /** Default metrics path: {@value}. */
+  public static final String DEFAULT_METRICS_PATH = "/metrics";
+  /** A report is stale after this many scrape intervals by default: {@value}. */
+  public static final int DEFAULT_STALE_INTERVALS = 3;
+
+  private final Duration scrapeInterval;
+  private final Duration scrapeTimeout;
+  private final double scrapeJitter;
+  private final String metricsPath;
+  private final Duration staleAfter;
+  private final EngineDialect dialect;
+  private final @Nullable String modelName;
+  private final boolean loadMetricsHeader;
+  private final @Nullable String queueHeader;
+
+  private LoadReporting(Builder b, Duration staleAfter) {
+    this.scrapeInterval = b.scrapeInterval;
+    this.scrapeTimeout = b.scrapeTimeout;
+    this.scrapeJitter = b.scrapeJitter;
+    this.metricsPath = b.metricsPath;
+    this.staleAfter = staleAfter;
+    this.dialect = b.dialect;
+    this.modelName = b.modelName;
+    this.loadMetricsHeader = b.loadMetricsHeader;
+    this.queueHeader = b.queueHeader;
+  }
+
+  /** Scraping every second, with {@code endpoint-load-metrics} headers requested and read. */
+  public static LoadReporting defaults() {
+    return builder().build();
+  }
+
+  /** No scraping and no load headers: routing sees only this client's in-flight counts. */
+  public static LoadReporting disabled() {
+    return builder().scrapeInterval(Duration.ZERO).loadMetricsHeader(false).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The scrape interval; zero when scraping is off. */
+  public Duration scrapeInterval() {
+    return scrapeInterval;
+  }
+
+  /** Whether {@code /metrics} is scraped. */
+  public boolean scraping() {
+    return !scrapeInterval.isZero();
+  }
+
+  public Duration scrapeTimeout() {
+    return scrapeTimeout;
+  }
+
+  public double scrapeJitter() {
+    return scrapeJitter;
+  }
+
+  public String metricsPath() {
+    return metricsPath;
+  }
+
+  /** The age beyond which a report is ignored. */
+  public Duration staleAfter() {
+    return staleAfter;
+  }
+
+  public EngineDialect dialect() {
+    return dialect;
+  }
+
+  /** Only series with this {@code model_name} label count; null for all. */
+  public @Nullable String modelName() {
+    return modelName;
+  }
+
+  /** Whether requests ask for, and responses are read for, {@code endpoint-load-metrics}. */
+  public boolean loadMetricsHeader() {
+    return loadMetricsHeader;
+  }
+
+  /** A response header whose value is the replica's queue depth, or null. */
+  public @Nullable String queueHeader() {
+    return queueHeader;
+  }
+
+  @Override
+  public String toString() {
+    return "LoadReporting{scrapeInterval=" + scrapeInterval + ", scrapeTimeout=" + scrapeTimeout
+        + ", jitter=" + scrapeJitter + ", path=" + metricsPath + ", staleAfter=" + staleAfter
+        + ", dialect=" + dialect.name() + ", loadMetricsHeader=" + loadMetricsHeader
+        + (queueHeader == null ? "" : ", queueHeader=" + queueHeader) + '}';
+  }
+
+  /** Builds {@link LoadReporting}. Setters record; {@link #build()} validates. Not thread-safe. */
+  public static final class Builder {
+    private Duration scrapeInterval = DEFAULT_SCRAPE_INTERVAL;
+    private Duration scrapeTimeout = DEFAULT_SCRAPE_TIMEOUT;
+    private double scrapeJitter = DEFAULT_SCRAPE_JITTER;
+    private String metricsPath = DEFAULT_METRICS_PATH;
+    private @Nullable Duration staleAfter;
+    private EngineDialect dialect = EngineDialect.AUTO;
+    private @Nullable String modelName;
+    private boolean loadMetricsHeader = true;
+    private @Nullable String queueHeader;
+
+    private Builder() {}
+
+    /**
+     * How often each replica's {@code /metrics} is scraped, in [100 ms, 5 min], or {@link
+     * Duration#ZERO} for no scraping; default 1 s.
+     */
+    public Builder scrapeInterval(Duration scrapeInterval) {
+      this.scrapeInterval = requireNonNull(scrapeInterval, "scrapeInterval");
+      return this;
+    }
+
+    /** The timeout of one scrape, in (0, scrapeInterval]; default 500 ms. */
+    public Builder scrapeTimeout(Duration scrapeTimeout) {
+      this.scrapeTimeout = requireNonNull(scrapeTimeout, "scrapeTimeout");
+      return this;
+    }
+
+    /**
+     * Random spread of each interval, as a fraction either way, in [0, 0.5]; default {@value
+     * #DEFAULT_SCRAPE_JITTER}. Keeps many clients from scraping a fleet in lockstep.
+     */
+    public Builder scrapeJitter(double scrapeJitter) {
+      this.scrapeJitter = scrapeJitter;
+      return this;
+    }
+
+    /** The metrics path, resolved against each replica's base URL; default {@value #DEFAULT_METRICS_PATH}. */
+    public Builder metricsPath(String metricsPath) {
+      this.metricsPath = requireNonNull(metricsPath, "metricsPath");
+      return this;
+    }
+
+    /**
+     * The age beyond which a report is ignored, in (0, 1 h]; default {@value
+     * #DEFAULT_STALE_INTERVALS} × the scrape interval, or 3 s when scraping is off (header
+     * reports only).
+     */
+    public Builder staleAfter(Duration staleAfter) {
+      this.staleAfter = requireNonNull(staleAfter, "staleAfter");
+      return this;
+    }
+
+    /** The engine's metric names; default {@link EngineDialect#AUTO}. */
+    public Builder dialect(EngineDialect dialect) {
+      this.dialect = requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /** Count only series with this {@code model_name} label; default all series. */
+    public Builder modelName(String modelName) {
+      this.modelName = requireNonNull(modelName, "modelName");
+      return this;
+    }
+
+    /**
+     * Whether to send {@code endpoint-load-metrics-format: TEXT} with every request and read the
+     * {@code endpoint-load-metrics} response header (vLLM's ORCA reports); default true.
+     */
+    public Builder loadMetricsHeader(boolean loadMetricsHeader) {
+      this.loadMetricsHeader = loadMetricsHeader;
+      return this;
+    }
+
+    /** A response header carrying the replica's queue depth as a number; default none. */
+    public Builder queueHeader(String queueHeader) {
+      this.queueHeader = requireNonNull(queueHeader, "queueHeader");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the first knob out of range */
+    public LoadReporting build() {
+      boolean off = scrapeInterval.isZero();
+      if (!off && (scrapeInterval.compareTo(Duration.ofMillis(100)) < 0
+          || scrapeInterval.compareTo(Duration.ofMinutes(5)) > 0)) {
+        throw new IllegalArgumentException(
+            "LoadReporting.scrapeInterval must be 0 or in [100 ms, 5 min], got " + scrapeInterval);
+      }
+      if (scrapeTimeout.isNegative() || scrapeTimeout.isZero()
+          || (!off && scrapeTimeout.compareTo(scrapeInterval) > 0)) {
+        throw new IllegalArgumentException(
+            "LoadReporting.scrapeTimeout must be in (0, scrapeInterval], got " + scrapeTimeout);
+      }
+      if (!(scrapeJitter >= 0 && scrapeJitter <= 0.5)) {
+        throw new IllegalArgumentException("LoadReporting.scrapeJitter must be in [0, 0.5], got "
+            + scrapeJitter);
+      }
+      if (!metricsPath.startsWith("/")) {
+        throw new IllegalArgumentException("LoadReporting.metricsPath must start with '/', got "
+            + metricsPath);
+      }
+      Duration stale = staleAfter != null ? staleAfter
+          : off ? LocalLoad.DEFAULT_STALE_AFTER : scrapeInterval.multipliedBy(DEFAULT_STALE_INTERVALS);
+      if (stale.isNegative() || stale.isZero() || stale.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("LoadReporting.staleAfter must be in (0, 1 h], got "
+            + stale);
+      }
+      if (queueHeader != null && (queueHeader.isBlank()
+          || !queueHeader.chars().allMatch(c -> c > 32 && c < 127 && c != ':'))) {
+        throw new IllegalArgumentException(
+            "LoadReporting.queueHeader must be a header name (visible ASCII, no ':'), got '"
+                + queueHeader + "'");
+      }
+      if (queueHeader != null) queueHeader = queueHeader.toLowerCase(Locale.ROOT);
+      return new LoadReporting(this, stale);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.github.llmrouter.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The Prometheus text parser and the engine dialects, on each engine's exposition format. */
+class PrometheusTextTest {
+  static String fixture(String name) {
+    try (InputStream in = PrometheusTextTest.class.getResourceAsStream("/metrics/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Nested
+  class Parsing {
+    @Test
+    void helpTypeAndCommentLinesAreNotSamplesAndNotMalformed() {
+      ParsedMetrics m = PrometheusText.parse(fixture("vllm.txt"));
+      assertThat(m.malformedLines()).isZero();
+      assertThat(m.samples(PrometheusTextTest.VLLM_WAITING)).hasSize(2);
+      assertThat(m.has("vllm:time_to_first_token_seconds_bucket")).isTrue();
+    }
+
+    @Test
+    void edgeCasesParseOrAreSkippedAndCounted() {
+      ParsedMetrics m = PrometheusText.parse(fixture("edge-cases.txt"));
+      MetricSample first = m.samples("weird").get(0);
+      assertThat(first.labels()).containsExactly(Map.entry("path", "C:\\dir\\"),
+          Map.entry("quote", "say \"hi\""), Map.entry("nl", "a\nb"));
+      assertThat(first.value()).isEqualTo(1.5);
+      assertThat(m.samples("weird")).extracting(MetricSample::value)
+          .containsExactly(1.5, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+              0.0015);
+      assertThat(m.samples("weird").get(1).label("empty")).isEmpty();
+      assertThat(m.samples("spaced").get(0).labels()).containsEntry("a", "x").containsEntry("b", "y");
+      assertThat(m.sum("windows_line_ending", null, null)).isEqualTo(3.0);
+      assertThat(m.sum("exemplar_total", null, null)).isEqualTo(17.0);
+      // no_value, unterminated label, duplicate label, 1.0d, hex, leading digit, trailing garbage
+      assertThat(m.malformedLines()).isEqualTo(7);
+      assertThat(m.has("bad")).isFalse();
+      assertThat(m.has("after_eof")).as("nothing after # EOF").isFalse();
+    }
+
+    @Test
+    void sumAndMeanIgnoreNonFiniteValuesAndAreNaNWhenNothingMatches() {
+      ParsedMetrics m = PrometheusText.parse("a 1\na NaN\na +Inf\na 2\n");
+      assertThat(m.sum("a", null, null)).isEqualTo(3.0);
+      assertThat(m.mean("a", null, null)).isEqualTo(1.5);
+      assertThat(m.sum("missing", null, null)).isNaN();
+      assertThat(m.sum("a", "model_name", "x")).isNaN();
+    }
+
+    @Test
+    void emptyAndGarbageInputGiveNoSamples() {
+      assertThat(PrometheusText.parse("").samples()).isEmpty();
+      ParsedMetrics garbage = PrometheusText.parse("<html><body>502 Bad Gateway</body></html>");
+      assertThat(garbage.samples()).isEmpty();
+      assertThat(garbage.malformedLines()).isEqualTo(1);
+    }
+
+    @Test
+    void anOverlongLineIsSkipped() {
+      String huge = "big{a=\"" + "x".repeat(PrometheusText.MAX_LINE_CHARS) + "\"} 1\nsmall 2\n";
+      ParsedMetrics m = PrometheusText.parse(huge);
+      assertThat(m.malformedLines()).isEqualTo(1);
+      assertThat(m.sum("small", null, null)).isEqualTo(2.0);
+    }
+  }
+
+  static final String VLLM_WAITING = "vllm:num_requests_waiting";
+
+  @Nested
+  class Dialects {
+    @Test
+    void vllmSumsQueuesOverEnginesAndAveragesKvUsage() {
+      LoadReport r = EngineDialect.AUTO.read(PrometheusText.parse(fixture("vllm.txt")), null, 7);
+      assertThat(r).isEqualTo(new LoadReport(5, 22, 0.6, 7, LoadReport.Source.SCRAPE));
+      assertThat(EngineDialect.AUTO.detect(PrometheusText.parse(fixture("vllm.txt"))))
+          .isSameAs(EngineDialect.VLLM);
+    }
+
+    @Test
+    void olderVllmNamesAndAModelNameFilter() {
+      ParsedMetrics m = PrometheusText.parse(fixture("vllm-v0-two-models.txt"));
+      assertThat(EngineDialect.VLLM.read(m, null, 0))
+          .isEqualTo(new LoadReport(8, 6, 0.5, 0, LoadReport.Source.SCRAPE));
+      assertThat(EngineDialect.VLLM.read(m, "llama-8b_sql-lora", 0))
+          .isEqualTo(new LoadReport(1, 2, 0.75, 0, LoadReport.Source.SCRAPE));
+    }
+
+    @Test
+    void sglang() {
+      ParsedMetrics m = PrometheusText.parse(fixture("sglang.txt"));
+      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.SGLANG);
+      assertThat(EngineDialect.AUTO.read(m, null, 0))
+          .isEqualTo(new LoadReport(6, 28, 0.28, 0, LoadReport.Source.SCRAPE));
+    }
+
+    @Test
+    void tgiHasNoKvUsageAndNoModelLabelSoAModelFilterIsIgnored() {
+      ParsedMetrics m = PrometheusText.parse(fixture("tgi.txt"));
+      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.TGI);
+      LoadReport r = EngineDialect.AUTO.read(m, "any-model", 0);
+      assertThat(r.waiting()).isEqualTo(9);
+      assertThat(r.running()).isEqualTo(32);
+      assertThat(r.kvUsage()).isNaN();
+    }
+
+    @Test
+    void llamaCpp() {
+      ParsedMetrics m = PrometheusText.parse(fixture("llamacpp.txt"));
+      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.LLAMA_CPP);
+      assertThat(EngineDialect.AUTO.read(m, null, 0))
+          .isEqualTo(new LoadReport(2, 4, 0.12, 0, LoadReport.Source.SCRAPE));
+    }
+
+    @Test
+    void aCustomMappingAndAnOverrideThatDoesNotMatch() {
+      ParsedMetrics m = PrometheusText.parse("queue_depth 3\nactive 5\n");
+      assertThat(EngineDialect.AUTO.read(m, null, 0)).isNull();
+      EngineDialect mine = EngineDialect.custom("mine", "queue_depth", "active", null);
+      assertThat(mine.read(m, null, 0)).isEqualTo(
+          new LoadReport(3, 5, Double.NaN, 0, LoadReport.Source.SCRAPE));
+      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(fixture("vllm.txt")), null, 0))
+          .as("a forced dialect does not read another engine's names").isNull();
+    }
+
+    @Test
+    void negativeNonFiniteAndOverfullValuesBecomeUnknownOrCapped() {
+      ParsedMetrics m = PrometheusText.parse("vllm:num_requests_waiting -3\n"
+          + "vllm:num_requests_running +Inf\nvllm:kv_cache_usage_perc 1.7\n");
+      LoadReport r = EngineDialect.AUTO.read(m, null, 0);
+      assertThat(r.waiting()).isEqualTo(-1);
+      assertThat(r.running()).isEqualTo(-1);
+      assertThat(r.kvUsage()).isEqualTo(1.0);
+    }
+  }
+
+  /** Random and mutated input: the parser never throws and no report carries a bad number. */
+  @Nested
+  class Fuzz {
+    private static final String ALPHABET = "abvlm:_{}=\",\\ \t\n\r#.0123456789eE+-InfNa\u00e9\u2028";
+
+    @Test
+    void randomInputNeverThrowsAndNeverYieldsABadQueue() {
+      SplittableRandom random = new SplittableRandom(42);
+      for (int round = 0; round < 3000; round++) {
+        StringBuilder b = new StringBuilder();
+        int len = random.nextInt(200);
+        for (int k = 0; k < len; k++) b.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        check(b.toString());
+      }
+    }
+
+    @Test
+    void mutatedFixturesNeverThrowAndNeverYieldABadQueue() {
+      String[] fixtures = {fixture("vllm.txt"), fixture("sglang.txt"), fixture("tgi.txt"),
+          fixture("llamacpp.txt"), fixture("edge-cases.txt"), fixture("vllm-v0-two-models.txt")};
+      SplittableRandom random = new SplittableRandom(7);
+      for (int round = 0; round < 3000; round++) {
+        StringBuilder b = new StringBuilder(fixtures[random.nextInt(fixtures.length)]);
+        int mutations = 1 + random.nextInt(8);
+        for (int k = 0; k < mutations && b.length() > 0; k++) {
+          int at = random.nextInt(b.length());
+          switch (random.nextInt(4)) {
+            case 0 -> b.deleteCharAt(at);
+            case 1 -> b.insert(at, ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+            case 2 -> b.setCharAt(at, ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+            default -> b.setLength(at); // truncated body
+          }
+        }
+        check(b.toString());
+      }
+    }
+
+    private void check(String text) {
+      assertThatCode(() -> {
+        ParsedMetrics m = PrometheusText.parse(text);
+        assertThat(m.malformedLines()).isNotNegative();
+        LoadReport r = EngineDialect.AUTO.read(m, null, 0);
+        if (r != null) {
+          assertThat(r.waiting()).isGreaterThanOrEqualTo(-1);
+          assertThat(r.running()).isGreaterThanOrEqualTo(-1);
+          assertThat(Double.isNaN(r.kvUsage()) || (r.kvUsage() >= 0 && r.kvUsage() <= 1)).isTrue();
+        }
+        LoadReport h = LoadHeaders.parseEndpointLoadMetrics(text, 0);
+        if (h != null) assertThat(h.waiting()).isGreaterThanOrEqualTo(-1);
+        LoadHeaders.parseEndpointLoadMetrics("JSON " + text, 0);
+        LoadHeaders.parseEndpointLoadMetrics("TEXT " + text, 0);
+      }).doesNotThrowAnyException();
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.github.llmrouter.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The client's view combining reported queues with its own dispatches, in ticker time. */
+class ReportedLoadTest {
+  private static final Replica A = Replica.of("http://10.0.0.1:8000");
+  private static final Replica B = Replica.of("http://10.0.0.2:8000");
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final LocalLoad load =
+      LocalLoad.of(ReplicaSet.of(List.of(A, B)), now::get, Duration.ofSeconds(3));
+
+  private LoadReport report(int waiting, double kv) {
+    return new LoadReport(waiting, 1, kv, now.get(), LoadReport.Source.SCRAPE);
+  }
+
+  @Test
+  void withoutReportsEverythingIsUnknown() {
+    assertThat(load.effectiveQueue(0)).isEqualTo(-1);
+    assertThat(load.kvUsage(0)).isNaN();
+    assertThat(load.hasFreshReport(0)).isFalse();
+  }
+
+  @Test
+  void effectiveQueueIsReportedWaitingPlusDispatchedMinusCompletedSinceTheReport() {
+    load.counter(0).acquire(); // in flight before the report: already part of what it says
+    load.publish(0, report(3, 0.5), false);
+    assertThat(load.effectiveQueue(0)).isEqualTo(3);
+    assertThat(load.kvUsage(0)).isEqualTo(0.5);
+    load.counter(0).acquire();
+    load.counter(0).acquire();
+    assertThat(load.effectiveQueue(0)).isEqualTo(5);
+    assertThat(load.dispatchedSinceReport(0)).isEqualTo(2);
+    load.counter(0).release();
+    load.counter(0).release();
+    load.counter(0).release();
+    assertThat(load.completedSinceReport(0)).isEqualTo(3);
+    assertThat(load.effectiveQueue(0)).isEqualTo(2);
+  }
+
+  @Test
+  void theEffectiveQueueNeverGoesBelowZero() {
+    for (int k = 0; k < 5; k++) load.counter(1).acquire();
+    load.publish(1, report(1, 0.1), false);
+    for (int k = 0; k < 5; k++) load.counter(1).release();
+    assertThat(load.effectiveQueue(1)).isZero();
+  }
+
+  @Test
+  void aReportOnAResponseLeavesThatRequestOutOfTheBaseline() {
+    load.counter(0).acquire(); // the request whose response carries the header
+    load.publish(0, report(2, 0.2), true);
+    load.counter(0).release(); // it completes: it was running, not waiting
+    assertThat(load.effectiveQueue(0)).isEqualTo(2);
+  }
+
+  @Test
+  void aReportOlderThanTheStalenessLimitIsIgnored() {
+    load.publish(0, report(9, 0.99), false);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(3));
+    assertThat(load.effectiveQueue(0)).as("exactly at the limit: still fresh").isEqualTo(9);
+    now.addAndGet(1);
+    assertThat(load.effectiveQueue(0)).isEqualTo(-1);
+    assertThat(load.kvUsage(0)).isNaN();
+    assertThat(load.hasFreshReport(0)).isFalse();
+    assertThat(load.lastReport(0).waiting()).as("kept for inspection").isEqualTo(9);
+    assertThat(load.inFlight(0)).as("in-flight counts are what is left").isZero();
+  }
+
+  @Test
+  void reportsFollowTheirReplicaIntoTheNextSnapshot() {
+    load.publish(1, report(6, 0.3), false);
+    LocalLoad next = load.next(ReplicaSet.of(List.of(B)));
+    assertThat(next.effectiveQueue(0)).isEqualTo(6);
+    assertThat(next.publish(A.id(), report(1, 0), false)).as("A has left").isFalse();
+  }
+
+  @Test
+  void aReportWithoutAQueueLeavesTheQueueUnknown() {
+    load.publish(0, new LoadReport(-1, 4, 0.97, now.get(), LoadReport.Source.HEADER), true);
+    assertThat(load.effectiveQueue(0)).isEqualTo(-1);
+    assertThat(load.kvUsage(0)).isEqualTo(0.97);
+  }
+}

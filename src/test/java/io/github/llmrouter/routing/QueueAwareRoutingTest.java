@@ -1,0 +1,185 @@
+package io.github.llmrouter.routing;
+
+import static io.github.llmrouter.routing.Fleets.drain;
+import static io.github.llmrouter.routing.Fleets.fleet;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.llmrouter.load.LoadView;
+import java.util.Arrays;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** PrefixHash and LeastLoaded with reported queue depth and KV usage. */
+class QueueAwareRoutingTest {
+  private static final RoutingRequest REQUEST = RoutingRequest.of("m", "a shared system prompt");
+
+  /** In-flight counts plus reported effective queues (-1 unknown) and KV usage (NaN unknown). */
+  static final class ReportedLoad implements LoadView {
+    final int[] inFlight;
+    final int[] queue;
+    final double[] kv;
+
+    ReportedLoad(int n) {
+      inFlight = new int[n];
+      queue = new int[n];
+      kv = new double[n];
+      Arrays.fill(queue, -1);
+      Arrays.fill(kv, Double.NaN);
+    }
+
+    @Override
+    public int inFlight(int index) {
+      return inFlight[index];
+    }
+
+    @Override
+    public long totalInFlight() {
+      return Arrays.stream(inFlight).sum();
+    }
+
+    @Override
+    public int effectiveQueue(int index) {
+      return queue[index];
+    }
+
+    @Override
+    public double kvUsage(int index) {
+      return kv[index];
+    }
+  }
+
+  @Nested
+  class PrefixHashSkips {
+    final PrefixHash.Picker picker =
+        (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(8));
+    final int owner = picker.ownerOf(REQUEST);
+    final ReportedLoad load = new ReportedLoad(8);
+
+    @Test
+    void aReplicaWithALongReportedQueueIsSkippedAlthoughItOwnsTheKey() {
+      int unloaded = picker.rank(REQUEST, load).next();
+      assertThat(unloaded).isEqualTo(owner);
+      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      Ranking r = picker.rank(REQUEST, load);
+      int first = r.next();
+      assertThat(first).isNotEqualTo(owner);
+      assertThat(r.reason()).contains("reported queue");
+      // The next ring neighbour, exactly as failover would reach it without the report.
+      load.queue[owner] = -1;
+      Ranking plain = picker.rank(REQUEST, load);
+      plain.next();
+      assertThat(first).isEqualTo(plain.next());
+    }
+
+    @Test
+    void aQueueJustBelowTheThresholdKeepsAffinity() {
+      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD - 1;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void aNearlyFullKvCacheIsSkipped() {
+      load.kv[owner] = 0.95;
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      load.kv[owner] = 0.949;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void whenEveryReplicaIsSaturatedTheSmallestEffectiveQueueWins() {
+      for (int i = 0; i < 8; i++) load.queue[i] = 10 + i;
+      load.queue[5] = 4;
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isEqualTo(5);
+      assertThat(r.reason()).contains("effective queue");
+      assertThat(drain(r, 20)).hasSize(7).doesNotContain(5);
+    }
+
+    @Test
+    void withoutAFreshReportAReplicaCountsItsInFlightRequestsInTheTail() {
+      for (int i = 0; i < 8; i++) load.queue[i] = 9;
+      load.queue[3] = -1; // stale: unknown, so it is not skipped for its queue...
+      load.inFlight[3] = 100; // ...but it is over the load bound; in the tail it counts 100
+      load.queue[6] = 5;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(6);
+    }
+
+    @Test
+    void reportedLoadOffIgnoresReports() {
+      PrefixHash.Picker blind = (PrefixHash.Picker) PrefixHash.builder().reportedLoad(false)
+          .build().newPicker(fleet(8));
+      load.queue[owner] = 1000;
+      load.kv[owner] = 1.0;
+      assertThat(blind.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void thresholdsAreConfigurableAndValidated() {
+      PrefixHash.Picker strict = (PrefixHash.Picker) PrefixHash.builder().queueThreshold(1)
+          .kvUsageThreshold(0.5).build().newPicker(fleet(8));
+      load.queue[owner] = 1;
+      assertThat(strict.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThatThrownBy(() -> PrefixHash.builder().queueThreshold(0).build())
+          .hasMessageContaining("queueThreshold");
+      assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(0).build())
+          .hasMessageContaining("kvUsageThreshold");
+      assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(Double.NaN).build())
+          .hasMessageContaining("kvUsageThreshold");
+    }
+
+    @Test
+    void aSaturatedFleetCostsAFewPassesOverTheReplicasNotAWalkRoundTheRing() {
+      int n = 200;
+      PrefixHash.Picker big = (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(n));
+      ReportedLoad busy = new ReportedLoad(n);
+      int[] calls = new int[1];
+      LoadView counting = new LoadView() {
+        @Override
+        public int inFlight(int index) {
+          return 0;
+        }
+
+        @Override
+        public long totalInFlight() {
+          return 0;
+        }
+
+        @Override
+        public int effectiveQueue(int index) {
+          calls[0]++;
+          return 50 + busy.inFlight[index];
+        }
+      };
+      assertThat(big.rank(REQUEST, counting).next()).isBetween(0, n - 1);
+      // A few during the first ring steps, then one pass that learns that none qualifies and
+      // finds the smallest queue; the ring has 256 points per replica.
+      assertThat(calls[0]).isLessThanOrEqualTo(n + 8);
+    }
+  }
+
+  @Nested
+  class LeastLoadedByQueue {
+    @Test
+    void ranksByEffectiveQueueWhenReportsExist() {
+      ReportedLoad load = new ReportedLoad(4);
+      Arrays.fill(load.queue, 8);
+      load.queue[2] = 1;
+      load.inFlight[2] = 5; // more of this client's requests, but the shortest real queue
+      assertThat(LeastLoaded.fullScan().newPicker(fleet(4)).rank(REQUEST, load).next())
+          .isEqualTo(2);
+    }
+
+    @Test
+    void tiesOnTheQueueGoToTheFewestInFlight() {
+      ReportedLoad load = new ReportedLoad(4);
+      Arrays.fill(load.queue, 0);
+      Arrays.fill(load.inFlight, 3);
+      load.inFlight[1] = 0;
+      assertThat(LeastLoaded.fullScan().newPicker(fleet(4)).rank(REQUEST, load).next())
+          .isEqualTo(1);
+      ReplicaPicker p2c = LeastLoaded.powerOfTwoChoices(3).newPicker(fleet(2));
+      for (int k = 0; k < 20; k++) assertThat(p2c.rank(REQUEST, load).next()).isEqualTo(1);
+    }
+  }
+}
