@@ -187,6 +187,19 @@ public final class RequestDispatcher {
   /** A blocking call returning the parsed JSON body. */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
       Class<T> type) {
+    return attempt(operation, request, false, (replica, counter, timeoutNanos) ->
+        transport.execute(replica, transport.newCall(replica, path, body, timeoutNanos, false),
+            type));
+  }
+
+  /**
+   * The blocking attempt loop shared by {@link #call} and {@link #stream}: admission, then
+   * attempts on the ranking's replicas until one succeeds or the call's final failure is thrown.
+   * Each attempt holds the replica's in-flight counter; {@code keepCounter} leaves it held after a
+   * success, for a stream that releases it when it closes.
+   */
+  private <R> R attempt(String operation, RoutingRequest request, boolean keepCounter,
+      Exchange<R> exchange) {
     admit();
     Attempts a = new Attempts(operation, request);
     while (true) {
@@ -194,19 +207,26 @@ public final class RequestDispatcher {
       Replica replica = a.table.replicas.get(index);
       InFlightCounter counter = a.table.load.counter(index);
       long backoff;
+      boolean release = true;
       counter.acquire();
       try {
-        Call call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), false);
-        T value = transport.execute(replica, call, type);
+        R value = exchange.run(replica, counter, a.attemptTimeoutNanos());
+        release = !keepCounter;
         a.succeeded(replica);
         return value;
       } catch (LlmException e) {
         backoff = a.failed(replica, e);
       } finally {
-        counter.release();
+        if (release) counter.release();
       }
       a.sleep(backoff);
     }
+  }
+
+  /** One exchange with one replica, failing with the classified {@link LlmException}. */
+  @FunctionalInterface
+  private interface Exchange<R> {
+    R run(Replica replica, InFlightCounter counter, long timeoutNanos);
   }
 
   /** An asynchronous call; the future completes on an OkHttp or scheduler thread. */
@@ -334,25 +354,9 @@ public final class RequestDispatcher {
    */
   public <T> ResponseStream<T> stream(String operation, String path, RoutingRequest request,
       byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
-    admit();
-    Attempts a = new Attempts(operation, request);
-    while (true) {
-      int index = a.nextReplica();
-      Replica replica = a.table.replicas.get(index);
-      InFlightCounter counter = a.table.load.counter(index);
-      long backoff;
-      counter.acquire();
-      try {
-        Call call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), true);
-        ResponseStream<T> stream = transport.openStream(replica, call, type, adapter, counter::release);
-        a.succeeded(replica);
-        return stream;
-      } catch (LlmException e) {
-        counter.release();
-        backoff = a.failed(replica, e);
-      }
-      a.sleep(backoff);
-    }
+    return attempt(operation, request, true, (replica, counter, timeoutNanos) ->
+        transport.openStream(replica, transport.newCall(replica, path, body, timeoutNanos, true),
+            type, adapter, counter::release));
   }
 
   private void safely(Runnable event) {
