@@ -1,11 +1,8 @@
 package io.github.llmrouter.api;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * carry only {@link #usage()} (when the server honours {@code stream_options.include_usage}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class ChatChunk {
+public final class ChatChunk extends ApiObject {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -28,8 +25,6 @@ public final class ChatChunk {
 
   @JsonProperty("usage")
   private @Nullable Usage usage;
-
-  private Map<String, Object> extra = JsonExtras.none();
 
   private ChatChunk() {}
 
@@ -60,17 +55,6 @@ public final class ChatChunk {
     return t == null ? "" : t;
   }
 
-  /** Fields this type does not model. */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
-  }
-
   @Override
   public String toString() {
     return "ChatChunk{id=" + id + ", choices=" + choices.size() + ", usage=" + usage + '}';
@@ -78,7 +62,7 @@ public final class ChatChunk {
 
   /** One choice's increment. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static final class Delta {
+  public static final class Delta extends ApiObject {
     @JsonProperty("index")
     private int index;
 
@@ -87,8 +71,6 @@ public final class ChatChunk {
 
     @JsonProperty("finish_reason")
     private @Nullable String finishReason;
-
-    private Map<String, Object> extra = JsonExtras.none();
 
     private Delta() {}
 
@@ -103,17 +85,6 @@ public final class ChatChunk {
 
     public @Nullable String finishReason() {
       return finishReason;
-    }
-
-    /** Fields this type does not model. */
-    @JsonAnyGetter
-    public Map<String, Object> extra() {
-      return JsonExtras.view(extra);
-    }
-
-    @JsonAnySetter
-    private void putExtra(String field, Object value) {
-      extra = JsonExtras.put(extra, field, value);
     }
 
     @Override

@@ -2,8 +2,6 @@ package io.github.llmrouter.api;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
@@ -20,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * {@code reasoning_content}, …) are kept in {@link #extra()} and sent back unchanged.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class ChatMessage {
+public final class ChatMessage extends ApiObject {
   @JsonProperty("role")
   private @Nullable String role;
 
@@ -30,8 +28,6 @@ public final class ChatMessage {
   @JsonProperty("name")
   private @Nullable String name;
 
-  private Map<String, Object> extra = JsonExtras.none();
-
   private ChatMessage() {}
 
   private ChatMessage(String role, @Nullable Object content, @Nullable String name,
@@ -39,7 +35,7 @@ public final class ChatMessage {
     this.role = role;
     this.content = content;
     this.name = name;
-    this.extra = JsonExtras.copy(extra);
+    setExtra(extra);
   }
 
   /** A message with the given role and text. */
@@ -106,22 +102,11 @@ public final class ChatMessage {
     return name;
   }
 
-  /** Fields this type does not model, in the order received. */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
-  }
-
   @Override
   public String toString() {
     // Content is user data: show its size, never the text.
     String text = text();
     return "ChatMessage{role=" + role + ", chars=" + (text == null ? 0 : text.length())
-        + (extra.isEmpty() ? "" : ", extra=" + extra.keySet()) + '}';
+        + (hasExtra() ? ", extra=" + extra().keySet() : "") + '}';
   }
 }

@@ -1,11 +1,8 @@
 package io.github.llmrouter.api;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * not model are kept in {@link #extra()}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class ChatResponse {
+public final class ChatResponse extends ApiObject {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -31,8 +28,6 @@ public final class ChatResponse {
 
   @JsonProperty("usage")
   private @Nullable Usage usage;
-
-  private Map<String, Object> extra = JsonExtras.none();
 
   private ChatResponse() {}
 
@@ -64,17 +59,6 @@ public final class ChatResponse {
         : choices.get(0).message().text();
   }
 
-  /** Fields this type does not model (for example vLLM's {@code prompt_logprobs}). */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
-  }
-
   @Override
   public String toString() {
     return "ChatResponse{id=" + id + ", model=" + model + ", choices=" + choices.size()
@@ -83,7 +67,7 @@ public final class ChatResponse {
 
   /** One generated alternative. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static final class Choice {
+  public static final class Choice extends ApiObject {
     @JsonProperty("index")
     private int index;
 
@@ -92,8 +76,6 @@ public final class ChatResponse {
 
     @JsonProperty("finish_reason")
     private @Nullable String finishReason;
-
-    private Map<String, Object> extra = JsonExtras.none();
 
     private Choice() {}
 
@@ -108,17 +90,6 @@ public final class ChatResponse {
     /** {@code stop}, {@code length}, {@code tool_calls}, … or null. */
     public @Nullable String finishReason() {
       return finishReason;
-    }
-
-    /** Fields this type does not model (for example {@code logprobs}). */
-    @JsonAnyGetter
-    public Map<String, Object> extra() {
-      return JsonExtras.view(extra);
-    }
-
-    @JsonAnySetter
-    private void putExtra(String field, Object value) {
-      extra = JsonExtras.put(extra, field, value);
     }
 
     @Override

@@ -1,11 +1,8 @@
 package io.github.llmrouter.api;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * chunk of a streamed one (the shapes are the same; a chunk's choices carry the new text).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class CompletionResponse {
+public final class CompletionResponse extends ApiObject {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -28,8 +25,6 @@ public final class CompletionResponse {
 
   @JsonProperty("usage")
   private @Nullable Usage usage;
-
-  private Map<String, Object> extra = JsonExtras.none();
 
   private CompletionResponse() {}
 
@@ -59,17 +54,6 @@ public final class CompletionResponse {
     return choices.get(0).text();
   }
 
-  /** Fields this type does not model. */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
-  }
-
   @Override
   public String toString() {
     return "CompletionResponse{id=" + id + ", choices=" + choices.size() + ", usage=" + usage + '}';
@@ -77,7 +61,7 @@ public final class CompletionResponse {
 
   /** One generated alternative. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static final class Choice {
+  public static final class Choice extends ApiObject {
     @JsonProperty("index")
     private int index;
 
@@ -86,8 +70,6 @@ public final class CompletionResponse {
 
     @JsonProperty("finish_reason")
     private @Nullable String finishReason;
-
-    private Map<String, Object> extra = JsonExtras.none();
 
     private Choice() {}
 
@@ -101,17 +83,6 @@ public final class CompletionResponse {
 
     public @Nullable String finishReason() {
       return finishReason;
-    }
-
-    /** Fields this type does not model (for example {@code logprobs}). */
-    @JsonAnyGetter
-    public Map<String, Object> extra() {
-      return JsonExtras.view(extra);
-    }
-
-    @JsonAnySetter
-    private void putExtra(String field, Object value) {
-      extra = JsonExtras.put(extra, field, value);
     }
 
     @Override

@@ -1,16 +1,13 @@
 package io.github.llmrouter.api;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** An OpenAI-compatible embeddings response: one vector per input, in input order. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class EmbeddingResponse {
+public final class EmbeddingResponse extends ApiObject {
   @JsonProperty("model")
   private @Nullable String model;
 
@@ -19,8 +16,6 @@ public final class EmbeddingResponse {
 
   @JsonProperty("usage")
   private @Nullable Usage usage;
-
-  private Map<String, Object> extra = JsonExtras.none();
 
   private EmbeddingResponse() {}
 
@@ -36,17 +31,6 @@ public final class EmbeddingResponse {
     return usage;
   }
 
-  /** Fields this type does not model. */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
-  }
-
   @Override
   public String toString() {
     return "EmbeddingResponse{model=" + model + ", vectors=" + data.size() + '}';
@@ -54,14 +38,12 @@ public final class EmbeddingResponse {
 
   /** One input's vector. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static final class Embedding {
+  public static final class Embedding extends ApiObject {
     @JsonProperty("index")
     private int index;
 
     @JsonProperty("embedding")
     private float[] embedding = new float[0];
-
-    private Map<String, Object> extra = JsonExtras.none();
 
     private Embedding() {}
 
@@ -73,17 +55,6 @@ public final class EmbeddingResponse {
     /** The vector (a copy). */
     public float[] vector() {
       return embedding.clone();
-    }
-
-    /** Fields this type does not model. */
-    @JsonAnyGetter
-    public Map<String, Object> extra() {
-      return JsonExtras.view(extra);
-    }
-
-    @JsonAnySetter
-    private void putExtra(String field, Object value) {
-      extra = JsonExtras.put(extra, field, value);
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.github.llmrouter.api;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
@@ -12,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * from the server's prefix cache ({@code prompt_tokens_details.cached_tokens}) when it says so.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class Usage {
+public final class Usage extends ApiObject {
   @JsonProperty("prompt_tokens")
   private long promptTokens;
 
@@ -24,8 +22,6 @@ public final class Usage {
 
   @JsonProperty("prompt_tokens_details")
   private @Nullable Map<String, Object> promptTokensDetails;
-
-  private Map<String, Object> extra = JsonExtras.none();
 
   private Usage() {}
 
@@ -46,17 +42,6 @@ public final class Usage {
     if (promptTokensDetails == null) return -1;
     Object cached = promptTokensDetails.get("cached_tokens");
     return cached instanceof Number ? ((Number) cached).longValue() : -1;
-  }
-
-  /** Fields this type does not model. */
-  @JsonAnyGetter
-  public Map<String, Object> extra() {
-    return JsonExtras.view(extra);
-  }
-
-  @JsonAnySetter
-  private void putExtra(String field, Object value) {
-    extra = JsonExtras.put(extra, field, value);
   }
 
   @Override
