@@ -83,7 +83,12 @@ public final class LlmClient implements AutoCloseable {
   private final RequestDispatcher dispatcher;
   private final OkHttpClient http;
   private final boolean ownsHttp;
-  private final Builder config;
+  // What the client needs of its configuration after build(): no copy of the builder (nor of
+  // the API key) is kept.
+  private final Admission admission;
+  private final Ticker ticker;
+  private final String policyName;
+  private final boolean hasApiKey;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final @Nullable LoadScraper scraper;
   private final Object schedulerLock = new Object();
@@ -91,7 +96,10 @@ public final class LlmClient implements AutoCloseable {
   private final Membership membership;
 
   private LlmClient(Builder b, ReplicaResolver resolver) {
-    this.config = b.copy();
+    this.admission = b.admission;
+    this.ticker = b.ticker;
+    this.policyName = b.routingPolicy.name();
+    this.hasApiKey = b.apiKey != null;
     this.ownsHttp = b.okHttpClient == null;
     this.http = configureHttp(b);
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,
@@ -212,9 +220,9 @@ public final class LlmClient implements AutoCloseable {
    */
   public FleetSnapshot fleet() {
     LocalLoad load = dispatcher.load();
-    int qt = config.admission.queueThreshold();
-    double kt = config.admission.kvUsageThreshold();
-    long now = config.ticker.read();
+    int qt = admission.queueThreshold();
+    double kt = admission.kvUsageThreshold();
+    long now = ticker.read();
     List<FleetSnapshot.ReplicaLoad> list = new ArrayList<>(load.replicas().size());
     long total = 0;
     int reporting = 0;
@@ -271,7 +279,7 @@ public final class LlmClient implements AutoCloseable {
   @Override
   public String toString() {
     return "LlmClient{replicas=" + dispatcher.replicas().size() + ", policy="
-        + config.routingPolicy.name() + ", apiKey=" + (config.apiKey == null ? "none" : "<redacted>")
+        + policyName + ", apiKey=" + (hasApiKey ? "<redacted>" : "none")
         + '}';
   }
 
@@ -604,31 +612,6 @@ public final class LlmClient implements AutoCloseable {
         String range) {
       boolean ok = !d.isNegative() && (zeroAllowed || !d.isZero()) && d.compareTo(max) <= 0;
       if (!ok) throw new IllegalArgumentException(knob + " must be in " + range + ", got " + d);
-    }
-
-    private Builder copy() {
-      Builder c = new Builder();
-      c.replicas.addAll(replicas);
-      c.routingPolicy = routingPolicy;
-      c.retryPolicy = retryPolicy;
-      c.connectTimeout = connectTimeout;
-      c.firstByteTimeout = firstByteTimeout;
-      c.streamIdleTimeout = streamIdleTimeout;
-      c.callTimeout = callTimeout;
-      c.maxConcurrentRequests = maxConcurrentRequests;
-      c.apiKey = apiKey;
-      c.okHttpClient = okHttpClient;
-      c.listener = listener;
-      c.ticker = ticker;
-      c.resolver = resolver;
-      c.healthCheck = healthCheck;
-      c.outlierDetection = outlierDetection;
-      c.circuitBreaker = circuitBreaker;
-      c.slowStart = slowStart;
-      c.maxWaitingCalls = maxWaitingCalls;
-      c.loadReporting = loadReporting;
-      c.admission = admission;
-      return c;
     }
 
     @Override

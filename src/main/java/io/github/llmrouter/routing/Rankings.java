@@ -7,31 +7,10 @@ final class Rankings {
   private Rankings() {}
 
   /**
-   * The unseen replica with the least in-flight load per unit of weight, ties broken towards the
-   * lowest index at or after {@code start}; -1 if every replica was seen.
-   */
-  static int leastLoaded(LoadView load, double[] weights, SeenSet seen, int start) {
-    int n = weights.length;
-    int best = -1;
-    double bestLoad = Double.MAX_VALUE;
-    for (int k = 0; k < n; k++) {
-      int i = start + k;
-      if (i >= n) i -= n;
-      if (seen.contains(i)) continue;
-      double l = load.inFlight(i) / weights[i];
-      if (l < bestLoad) {
-        bestLoad = l;
-        best = i;
-      }
-    }
-    return best;
-  }
-
-  /**
    * The unseen replica with the smallest queue per unit of weight, where a replica's queue is its
    * effective queue if known and this client's in-flight count otherwise; ties go to the fewest in
    * flight per unit of weight, then the lowest index at or after {@code start}. Without reports,
-   * exactly {@link #leastLoaded}.
+   * this is the least in-flight load per unit of weight.
    */
   static int leastQueued(LoadView load, double[] inverseWeights, SeenSet seen, int start,
       long now) {
