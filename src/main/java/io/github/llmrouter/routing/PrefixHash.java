@@ -45,13 +45,28 @@ import io.github.llmrouter.replica.ReplicaSet;
  *   <li>whose KV-cache usage is unknown or below {@link Builder#kvUsageThreshold(double)
  *       kvUsageThreshold} (default {@value #DEFAULT_KV_USAGE_THRESHOLD}).
  * </ol>
- * If no replica is left, take the one with the smallest effective queue per unit of weight,
- * counting this client's in-flight requests for a replica without a fresh report (ties: the
- * fewest in flight per unit of weight, then the first in snapshot order from an index derived
- * from the key's ring position). Without
- * reports the rule is exactly the bounded-load walk. Each replica is examined at most once per
- * walk, and after 8 ring steps without a pick one pass over the replicas checks whether any
- * qualifies, so a saturated fleet costs one pass over the replicas, not a walk round the ring.
+ * If none qualifies, the whole fleet is saturated and queueing somewhere is unavoidable; moving a
+ * request off its key's owner would then only trade a cached prefix for another long queue. So,
+ * with {@code shortest} the smallest reported effective queue among the replicas not yet returned,
+ * walk the ring again from the same place and take the first replica within the load bound whose
+ * effective queue is unknown or below {@code 3 × shortest + queueThreshold}: a saturated replica
+ * keeps its keys unless it is far behind the others (a slow or stalled replica). If no replica
+ * within the load bound is below that limit either, take the one with the smallest effective queue
+ * per unit of weight, counting this client's in-flight requests for a replica without a fresh
+ * report (ties: the fewest in flight per unit of weight, then the first in snapshot order from an
+ * index derived from the key's ring position). Without reports the rule is exactly the
+ * bounded-load walk.
+ *
+ * <p>The saturated-fleet walk departs from "take the smallest queue", and on purpose: in the
+ * simulator (K = 4 clients, Mooncake trace, one replica twice as slow), sending every request of a
+ * saturated fleet to the globally shortest queue made all clients herd onto the same replica
+ * between two scrapes and halved the cache hit rate once the offered load passed ~2.75× a
+ * replica's capacity; the ring-ordered walk keeps the hit rate and still drains the slow
+ * replica. See the README's "Reported load in the simulator".
+ *
+ * <p><b>Cost.</b> Each replica is examined at most once per walk, and after 8 ring steps without
+ * a pick one pass over the replicas checks whether any qualifies, so a saturated fleet costs one
+ * pass over the replicas and a short walk, not a walk round the ring.
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */
@@ -65,6 +80,11 @@ public final class PrefixHash implements RoutingPolicy {
   /** Default KV-cache usage at which a replica is skipped: {@value}. */
   public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
+  /**
+   * With the whole fleet saturated, a replica within the load bound keeps its keys unless its
+   * effective queue reaches this many times the shortest plus {@code queueThreshold}.
+   */
+  static final int SATURATED_QUEUE_RATIO = 3;
 
   private final KeyExtractor keyExtractor;
   private final double loadFactor;
@@ -176,6 +196,9 @@ public final class PrefixHash implements RoutingPolicy {
       "key owner's reported queue at threshold: next ring replica within bound",
       "key owner's KV cache nearly full: next ring replica within bound"};
     private static final String FAILOVER = "failover: next ring replica within load bound";
+    private static final String SATURATED =
+        "every replica at a queue or KV threshold: first ring replica within load bound and not far"
+            + " behind the shortest queue";
     private static final String NONE_LEFT =
         "no replica within load bound and below the queue thresholds: least loaded by effective queue";
     private static final String FAILOVER_REST = "failover: least loaded of the rest";
@@ -189,6 +212,10 @@ public final class PrefixHash implements RoutingPolicy {
     private int walked;
     private int returned;
     private String reason = "";
+    /** Set by {@link #survey}: the saturated-fleet walk's queue limit, or -1 if nothing meets it. */
+    private long saturatedLimit;
+    /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
+    private int leastQueued;
 
     RingRanking(Picker picker, LoadView load, int start) {
       this.picker = picker;
@@ -204,6 +231,7 @@ public final class PrefixHash implements RoutingPolicy {
       int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
       long now = load.now(); // one clock read per decision, however many replicas are examined
+      int walkedAtStart = walked;
       int skipped = -1;
       // Replicas examined and skipped in this call, so that each is examined once however many
       // ring points it owns.
@@ -211,13 +239,14 @@ public final class PrefixHash implements RoutingPolicy {
       long[] rejectedHigh = null;
       int unexamined = n - returned;
       // Finding every replica on the ring takes about n·ln(n) steps; after a few fruitless steps,
-      // one pass over the replicas tells whether any qualifies at all (and if none does, which
-      // has the smallest queue), so a saturated fleet costs one pass, not a walk round the ring.
+      // one pass over the replicas tells whether any qualifies at all (and if none does, what the
+      // fallback is), so a saturated fleet costs a pass and a short walk, not a walk round the ring.
       int steps = 0;
-      int least = -1;
+      boolean surveyed = false;
       while (walked < size && unexamined > 0) {
-        if (++steps == PRECHECK_STEPS && (least = leastIfNoneQualifies(totalPlusOne, now)) >= 0) {
-          break;
+        if (++steps == PRECHECK_STEPS) {
+          if (!survey(totalPlusOne, now, true)) break;
+          surveyed = true; // something qualifies: keep walking to the first one on the ring
         }
         int position = start + walked;
         if (position >= size) position -= size;
@@ -234,7 +263,7 @@ public final class PrefixHash implements RoutingPolicy {
           reason = returned > 0 ? FAILOVER : skipped < 0 ? OWNER : SKIPPED_OWNER[skipped];
           return take(owner, n);
         }
-        // Skipped: it stays eligible for the fallback below and for later ranks.
+        // Skipped: it stays eligible for the fallbacks below and for later ranks.
         if (skipped < 0) skipped = why;
         if (owner < 64) {
           rejectedLow |= 1L << owner;
@@ -244,9 +273,18 @@ public final class PrefixHash implements RoutingPolicy {
         }
         unexamined--;
       }
-      if (least < 0) least = Rankings.leastQueued(load, picker.inverseWeights, seen, start % n, now);
+      // No replica qualifies, or the ring ran out before reaching one that does. Unless the
+      // survey above already ran to the end, run it to the end now for the fallbacks.
+      if (surveyed || steps < PRECHECK_STEPS) survey(totalPlusOne, now, false);
+      if (saturatedLimit >= 0) {
+        int pick = walkSaturated(walkedAtStart, totalPlusOne, now);
+        if (pick >= 0) {
+          reason = SATURATED;
+          return take(pick, n);
+        }
+      }
       reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
-      return take(least, n);
+      return take(leastQueued, n);
     }
 
     /**
@@ -260,25 +298,40 @@ public final class PrefixHash implements RoutingPolicy {
     }
 
     /**
-     * -1 if some replica not yet returned may be taken; otherwise the one with the smallest
-     * queue, chosen exactly as {@link Rankings#leastQueued} does, in the same single pass.
+     * One pass over the replicas not yet returned; returns whether one of them may be taken by the
+     * ordinary rule, at once if {@code stopIfAnyQualifies}. A pass that runs to the end sets {@link
+     * #leastQueued} (chosen exactly as {@link Rankings#leastQueued} chooses) and {@link
+     * #saturatedLimit}: the effective queue a replica within the load bound must stay below to be
+     * taken by the saturated-fleet walk, or -1 if the walk is not the rule to apply (some replica
+     * qualifies after all, or none would meet the limit).
      */
-    private int leastIfNoneQualifies(double totalPlusOne, long now) {
+    private boolean survey(double totalPlusOne, long now, boolean stopIfAnyQualifies) {
       int n = picker.weights.length;
       double[] inverse = picker.inverseWeights;
       int from = start % n;
       int best = -1;
       double bestQueue = Double.MAX_VALUE;
       double bestInFlight = Double.MAX_VALUE;
+      int shortest = Integer.MAX_VALUE;
+      int shortestWithinBound = Integer.MAX_VALUE;
+      boolean qualifies = false;
       for (int k = 0; k < n; k++) {
         int i = from + k;
         if (i >= n) i -= n;
         if (seen.contains(i)) continue;
         int inFlight = load.inFlight(i);
         int q = load.effectiveQueue(i, now);
-        if (inFlight <= picker.boundShare[i] * totalPlusOne && q < picker.queueThreshold
+        boolean withinBound = inFlight <= picker.boundShare[i] * totalPlusOne;
+        if (withinBound && q < picker.queueThreshold
             && !(load.kvUsage(i, now) >= picker.kvUsageThreshold)) {
-          return -1;
+          if (stopIfAnyQualifies) return true;
+          qualifies = true;
+        }
+        if (q >= 0) {
+          shortest = Math.min(shortest, q);
+          if (withinBound) shortestWithinBound = Math.min(shortestWithinBound, q);
+        } else if (withinBound) {
+          shortestWithinBound = -1; // a replica without a report is never far behind
         }
         double queue = (q >= 0 ? q : inFlight) * inverse[i];
         double f = inFlight * inverse[i];
@@ -288,7 +341,34 @@ public final class PrefixHash implements RoutingPolicy {
           best = i;
         }
       }
-      return best;
+      leastQueued = best;
+      long limit = shortest == Integer.MAX_VALUE ? Long.MAX_VALUE
+          : SATURATED_QUEUE_RATIO * (long) shortest + picker.queueThreshold;
+      saturatedLimit = !qualifies && shortestWithinBound != Integer.MAX_VALUE
+          && shortestWithinBound < limit ? limit : -1;
+      return qualifies;
+    }
+
+    /**
+     * The saturated-fleet rule: from where this call's walk began, the first replica not yet
+     * returned that is within the load bound and whose effective queue (if known) is below {@link
+     * #saturatedLimit}; -1 if the ring runs out first.
+     */
+    private int walkSaturated(int from, double totalPlusOne, long now) {
+      HashRing ring = picker.ring;
+      int size = ring.size();
+      for (int w = from; w < size; w++) {
+        int position = start + w;
+        if (position >= size) position -= size;
+        int owner = ring.ownerAt(position);
+        if (seen.contains(owner)) continue;
+        if (load.inFlight(owner) > picker.boundShare[owner] * totalPlusOne) continue;
+        if (load.effectiveQueue(owner, now) < saturatedLimit) {
+          walked = w + 1;
+          return owner;
+        }
+      }
+      return -1;
     }
 
     private int take(int index, int n) {

@@ -11,8 +11,9 @@ import java.util.PriorityQueue;
  * prefill, nothing admissible waiting) are skipped in one jump to the next completion or the next
  * arrival, so the cost of a run is proportional to the number of requests, not of steps.
  *
- * <p>A request is admitted when the batch has room ({@code maxNumSeqs}) and the cache can hold its
- * new prompt blocks plus its output blocks without evicting pinned blocks; admission is FIFO
+ * <p>A request is admitted when the coming step has token budget left for a chunk of its prompt,
+ * the batch has room ({@code maxNumSeqs}) and the cache can hold its new prompt blocks plus its
+ * output blocks without evicting pinned blocks; admission is FIFO
  * (head-of-line blocking, as vLLM's scheduler does without preemption). At least one token of every
  * prompt is computed, even on a full hit, as in vLLM.
  */
@@ -130,8 +131,16 @@ final class ReplicaEngine {
     return t;
   }
 
+  /**
+   * Moves waiting jobs into the batch, as vLLM V1's scheduler does: only while the coming step has
+   * token budget left after the decoding sequences and the prefills already running have taken
+   * theirs. A job the step cannot give a chunk to stays waiting, so {@link #waitingCount()} counts
+   * what {@code vllm:num_requests_waiting} counts.
+   */
   private void admit() {
-    while (!waiting.isEmpty() && runningCount() < profile.maxNumSeqs()) {
+    long budget = Math.max(1, profile.tokenBudget() - decoding.size());
+    long left = budget - Math.min(budget, prefillRemainingTokens);
+    while (left > 0 && !waiting.isEmpty() && runningCount() < profile.maxNumSeqs()) {
       Job j = waiting.peekFirst();
       int matched = cache.match(j.chain);
       if (!cache.fits(j.chain, matched, j.outputBlocks) && runningCount() > 0) return;
@@ -143,6 +152,7 @@ final class ReplicaEngine {
       j.remainingPrefill = j.request.inputTokens() - j.cachedTokens;
       prefillRemainingTokens += j.remainingPrefill;
       prefilling.addLast(j);
+      left -= Math.min(left, j.remainingPrefill);
     }
   }
 

@@ -87,22 +87,50 @@ class QueueAwareRoutingTest {
     }
 
     @Test
-    void whenEveryReplicaIsSaturatedTheSmallestEffectiveQueueWins() {
-      for (int i = 0; i < 8; i++) load.queue[i] = 10 + i;
-      load.queue[5] = 4;
+    void aSaturatedFleetKeepsAffinity() {
+      // Every queue at the threshold: skipping the owner would only trade its cached prefix for
+      // another long queue, so the ring order stands.
+      Arrays.fill(load.queue, 10);
       Ranking r = picker.rank(REQUEST, load);
-      assertThat(r.next()).isEqualTo(5);
-      assertThat(r.reason()).contains("effective queue");
-      assertThat(drain(r, 20)).hasSize(7).doesNotContain(5);
+      assertThat(r.next()).isEqualTo(owner);
+      assertThat(r.reason()).contains("not far behind the shortest queue");
+      assertThat(drain(r, 20)).hasSize(7).doesNotContain(owner);
     }
 
     @Test
-    void withoutAFreshReportAReplicaCountsItsInFlightRequestsInTheTail() {
-      for (int i = 0; i < 8; i++) load.queue[i] = 9;
-      load.queue[3] = -1; // stale: unknown, so it is not skipped for its queue...
-      load.inFlight[3] = 100; // ...but it is over the load bound; in the tail it counts 100
-      load.queue[6] = 5;
-      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(6);
+    void inASaturatedFleetAReplicaFarBehindTheShortestQueueIsSkipped() {
+      Arrays.fill(load.queue, 10);
+      int shortest = (owner + 1) % 8;
+      load.queue[shortest] = 4;
+      int limit = PrefixHash.SATURATED_QUEUE_RATIO * 4 + PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      load.queue[owner] = limit - 1;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.queue[owner] = limit;
+      Ranking r = picker.rank(REQUEST, load);
+      int first = r.next();
+      // The owner's next ring neighbour, as failover would reach it.
+      Ranking plain = picker.rank(REQUEST, new ReportedLoad(8));
+      plain.next();
+      assertThat(first).isEqualTo(plain.next());
+      assertThat(r.reason()).contains("not far behind");
+    }
+
+    @Test
+    void whenNoReplicaWithinBoundIsNearTheShortestQueueTheSmallestEffectiveQueueWins() {
+      Arrays.fill(load.queue, 30);
+      load.queue[5] = 5; // the shortest queue, but over the load bound
+      load.inFlight[5] = 40;
+      load.queue[3] = -1; // stale: counts its in-flight requests instead, and is over the bound
+      load.inFlight[3] = 100;
+      // The others (queue 30) are at or above 3 × 5 + 4 = 19: no replica for the saturated walk.
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isEqualTo(5);
+      assertThat(r.reason()).contains("least loaded by effective queue");
+      assertThat(drain(r, 20)).hasSize(7).doesNotContain(5);
+      // Had replica 3's stale report counted as an empty queue, it would have won.
+      load.inFlight[3] = 0;
+      load.queue[3] = 0;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(3);
     }
 
     @Test
@@ -153,7 +181,7 @@ class QueueAwareRoutingTest {
       };
       assertThat(big.rank(REQUEST, counting).next()).isBetween(0, n - 1);
       // A few during the first ring steps, then one pass that learns that none qualifies and
-      // finds the smallest queue; the ring has 256 points per replica.
+      // finds the shortest queue, then a short walk; the ring has 256 points per replica.
       assertThat(calls[0]).isLessThanOrEqualTo(n + 8);
     }
   }

@@ -78,6 +78,25 @@ class ReplicaEngineTest {
   }
 
   @Test
+  void aRequestWaitsWhileARunningPrefillTakesTheWholeTokenBudget() {
+    // As in vLLM V1: waiting requests are scheduled only with budget left after running ones, so
+    // the waiting count a replica reports includes requests stuck behind a long prefill.
+    ReplicaEngine e = engine(SIMPLE.toBuilder().tokenBudget(100).build());
+    Job a = job(0, 250, 1, ids(0, 25));
+    Job b = job(0, 50, 1, ids(100, 5));
+    run(e, a);
+    run(e, b);
+    e.advanceTo(0.2); // steps 0 and 1 (111 ms each) prefill 100 tokens of a each
+    assertThat(e.waitingCount()).isEqualTo(1);
+    assertThat(e.runningCount()).isEqualTo(1);
+    e.drain();
+    // Step 2 has 50 tokens left after a's last chunk: b is admitted and prefilled in it.
+    assertThat(b.admitted).isCloseTo(0.222, within(1e-9));
+    assertThat(b.firstToken).isCloseTo(0.222 + 0.010 + 2 * 0.001 + 0.100, within(1e-9));
+    assertThat(a.firstToken).isEqualTo(b.firstToken);
+  }
+
+  @Test
   void anArrivalDuringALongDecodeJoinsAtTheNextStepBoundary() {
     ReplicaEngine e = engine(SIMPLE);
     Job a = job(0, 10, 300, ids(0, 1));
