@@ -78,13 +78,14 @@ public final class InFlightCounter {
       inFlight--;
       d--;
     }
-    report = new Published(r, r.waiting(), r.kvUsage(), r.receivedNanos(), inFlight, d);
+    report = new Published(r, r.waiting(), r.running(), r.kvUsage(), r.receivedNanos(), inFlight,
+        d);
   }
 
   /**
    * A report and this client's counts when it was published; the fields the routing decision
    * reads are copied out of the report so that reading them is one hop.
    */
-  record Published(LoadReport report, int waiting, double kvUsage, long receivedNanos,
-      int inFlightAtReport, long dispatchedAtReport) {}
+  record Published(LoadReport report, int waiting, int running, double kvUsage,
+      long receivedNanos, int inFlightAtReport, long dispatchedAtReport) {}
 }

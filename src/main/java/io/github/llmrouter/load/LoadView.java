@@ -38,6 +38,14 @@ public interface LoadView {
   }
 
   /**
+   * Requests in the replica's running batch, from a fresh report; -1 when unknown. With {@link
+   * #effectiveQueue(int, long)} it is the replica's whole load, every client's requests included.
+   */
+  default int running(int index, long now) {
+    return -1;
+  }
+
+  /**
    * The time reports are aged against, for policies that examine many replicas in one decision:
    * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
    * 0 for views that do not age reports.

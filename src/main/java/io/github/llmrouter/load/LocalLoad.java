@@ -142,6 +142,12 @@ public final class LocalLoad implements LoadView {
     return p == null || isStale(p, now) ? Double.NaN : p.kvUsage();
   }
 
+  @Override
+  public int running(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? -1 : p.running();
+  }
+
   /** The replica's latest report, fresh or stale, or null if it never reported. */
   public @Nullable LoadReport lastReport(int index) {
     InFlightCounter.Published p = counters[index].report();

@@ -85,9 +85,12 @@ public final class PrefixHash implements RoutingPolicy {
    * effective queue reaches this many times the shortest plus {@code queueThreshold}.
    */
   static final int SATURATED_QUEUE_RATIO = 3;
+  /** Default load factor for bounds on reported load: {@value}. */
+  public static final double DEFAULT_REPORTED_LOAD_FACTOR = 2.0;
 
   private final KeyExtractor keyExtractor;
   private final double loadFactor;
+  private final double reportedLoadFactor;
   private final int pointsPerWeight;
   private final int probes;
   private final boolean reportedLoad;
@@ -97,6 +100,7 @@ public final class PrefixHash implements RoutingPolicy {
   private PrefixHash(Builder b) {
     this.keyExtractor = b.keyExtractor != null ? b.keyExtractor : KeyExtractor.prefix(b.prefixChars);
     this.loadFactor = b.loadFactor;
+    this.reportedLoadFactor = b.reportedLoadFactor;
     this.pointsPerWeight = b.pointsPerWeight;
     this.probes = b.probes;
     this.reportedLoad = b.reportedLoad;
@@ -118,7 +122,7 @@ public final class PrefixHash implements RoutingPolicy {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        probes, reportedLoad ? queueThreshold : Integer.MAX_VALUE,
+        reportedLoadFactor, probes, reportedLoad, reportedLoad ? queueThreshold : Integer.MAX_VALUE,
         reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY);
   }
 
@@ -139,24 +143,33 @@ public final class PrefixHash implements RoutingPolicy {
     private final KeyExtractor keyExtractor;
     /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
     private final double[] boundShare;
+    /** The same with the reported load factor, for bounds on reported load. */
+    private final double[] reportedBoundShare;
+    private final double totalWeight;
     private final double[] weights;
     private final double[] inverseWeights;
     private final int probes;
+    private final boolean reportedLoad;
     private final int queueThreshold;
     private final double kvUsageThreshold;
 
     Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor,
-        int probes, int queueThreshold, double kvUsageThreshold) {
+        double reportedLoadFactor, int probes, boolean reportedLoad, int queueThreshold,
+        double kvUsageThreshold) {
       this.ring = ring;
+      this.reportedLoad = reportedLoad;
       this.queueThreshold = queueThreshold;
       this.kvUsageThreshold = kvUsageThreshold;
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
       this.inverseWeights = Rankings.inverse(weights);
+      this.totalWeight = replicas.totalWeight();
       this.boundShare = new double[weights.length];
+      this.reportedBoundShare = new double[weights.length];
       for (int i = 0; i < weights.length; i++) {
-        boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
+        boundShare[i] = loadFactor * weights[i] / totalWeight;
+        reportedBoundShare[i] = reportedLoadFactor * weights[i] / totalWeight;
       }
     }
 
@@ -214,6 +227,10 @@ public final class PrefixHash implements RoutingPolicy {
     private String reason = "";
     /** Set by {@link #survey}: the saturated-fleet walk's queue limit, or -1 if nothing meets it. */
     private long saturatedLimit;
+    /** Whether {@link #surveyFleet} has run; the two fields after it are its results. */
+    private boolean fleetSurveyed;
+    private long fleetLoad;
+    private double fleetWeightScale;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
 
@@ -292,18 +309,64 @@ public final class PrefixHash implements RoutingPolicy {
      * the threshold, 2 KV usage at the threshold.
      */
     private int whyNot(int i, double totalPlusOne, long now) {
-      if (load.inFlight(i) > picker.boundShare[i] * totalPlusOne) return 0;
-      if (load.effectiveQueue(i, now) >= picker.queueThreshold) return 1;
+      int q = queueOf(i, now);
+      if (!withinBound(i, q, totalPlusOne, now)) return 0;
+      if (q >= picker.queueThreshold) return 1;
       return load.kvUsage(i, now) >= picker.kvUsageThreshold ? 2 : -1;
+    }
+
+    /**
+     * Whether replica {@code i}, whose effective queue is {@code q} (-1 unknown), is within its
+     * load bound. With a fresh report of its queue and running batch, the bound is on that whole
+     * load, every client's requests included, against the fleet's reported load (see {@link
+     * #surveyFleet}); otherwise it is on this client's in-flight share.
+     */
+    private boolean withinBound(int i, int q, double totalPlusOne, long now) {
+      if (q >= 0) {
+        int running = load.running(i, now);
+        if (running >= 0) {
+          surveyFleet(now);
+          return q + running <= picker.reportedBoundShare[i] * (fleetLoad + 1) * fleetWeightScale;
+        }
+      }
+      return load.inFlight(i) <= picker.boundShare[i] * totalPlusOne;
+    }
+
+    /** Replica {@code i}'s effective queue, or -1 if unknown or reported load is off. */
+    private int queueOf(int i, long now) {
+      return picker.reportedLoad ? load.effectiveQueue(i, now) : -1;
+    }
+
+    /**
+     * Once per ranking, one pass over the whole fleet's reports: the reported load (effective
+     * queue plus running batch) of the replicas that report both, and their weight.
+     */
+    private void surveyFleet(long now) {
+      if (fleetSurveyed) return;
+      fleetSurveyed = true;
+      double[] weights = picker.weights;
+      long total = 0;
+      double weight = 0;
+      for (int i = 0; i < weights.length; i++) {
+        int q = load.effectiveQueue(i, now);
+        if (q < 0) continue;
+        int running = load.running(i, now);
+        if (running < 0) continue;
+        total += (long) q + running;
+        weight += weights[i];
+      }
+      fleetLoad = total;
+      // reportedBoundShare is relative to the whole fleet's weight; rescale it to the weight of
+      // the replicas whose load is counted.
+      fleetWeightScale = weight > 0 ? picker.totalWeight / weight : 1;
     }
 
     /**
      * One pass over the replicas not yet returned; returns whether one of them may be taken by the
      * ordinary rule, at once if {@code stopIfAnyQualifies}. A pass that runs to the end sets {@link
      * #leastQueued} (chosen exactly as {@link Rankings#leastQueued} chooses) and {@link
-     * #saturatedLimit}: the effective queue a replica within the load bound must stay below to be
-     * taken by the saturated-fleet walk, or -1 if the walk is not the rule to apply (some replica
-     * qualifies after all, or none would meet the limit).
+     * #saturatedLimit}: the effective queue a replica within the load bound must stay below to be taken by the saturated-fleet walk, or -1 if the walk is not the rule to
+     * apply (some replica qualifies after all, or none would meet the limit).
      */
     private boolean survey(double totalPlusOne, long now, boolean stopIfAnyQualifies) {
       int n = picker.weights.length;
@@ -320,8 +383,8 @@ public final class PrefixHash implements RoutingPolicy {
         if (i >= n) i -= n;
         if (seen.contains(i)) continue;
         int inFlight = load.inFlight(i);
-        int q = load.effectiveQueue(i, now);
-        boolean withinBound = inFlight <= picker.boundShare[i] * totalPlusOne;
+        int q = queueOf(i, now);
+        boolean withinBound = withinBound(i, q, totalPlusOne, now);
         if (withinBound && q < picker.queueThreshold
             && !(load.kvUsage(i, now) >= picker.kvUsageThreshold)) {
           if (stopIfAnyQualifies) return true;
@@ -351,8 +414,8 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The saturated-fleet rule: from where this call's walk began, the first replica not yet
-     * returned that is within the load bound and whose effective queue (if known) is below {@link
-     * #saturatedLimit}; -1 if the ring runs out first.
+     * returned that is within the load bound and whose effective queue (if known) is below
+     * {@link #saturatedLimit}; -1 if the ring runs out first.
      */
     private int walkSaturated(int from, double totalPlusOne, long now) {
       HashRing ring = picker.ring;
@@ -362,8 +425,9 @@ public final class PrefixHash implements RoutingPolicy {
         if (position >= size) position -= size;
         int owner = ring.ownerAt(position);
         if (seen.contains(owner)) continue;
-        if (load.inFlight(owner) > picker.boundShare[owner] * totalPlusOne) continue;
-        if (load.effectiveQueue(owner, now) < saturatedLimit) {
+        int q = queueOf(owner, now);
+        if (!withinBound(owner, q, totalPlusOne, now)) continue;
+        if (q < saturatedLimit) {
           walked = w + 1;
           return owner;
         }
@@ -387,6 +451,7 @@ public final class PrefixHash implements RoutingPolicy {
   public static final class Builder {
     private int prefixChars = KeyExtractor.DEFAULT_PREFIX_CHARS;
     private double loadFactor = DEFAULT_LOAD_FACTOR;
+    private double reportedLoadFactor = DEFAULT_REPORTED_LOAD_FACTOR;
     private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
     private int probes = DEFAULT_PROBES;
     private boolean reportedLoad = true;
@@ -412,6 +477,19 @@ public final class PrefixHash implements RoutingPolicy {
      */
     public Builder loadFactor(double loadFactor) {
       this.loadFactor = loadFactor;
+      return this;
+    }
+
+    /**
+     * The bound on a replica's share of the fleet's reported load (waiting plus running, every
+     * client's requests) relative to the mean, applied instead of {@link #loadFactor} to replicas
+     * with a fresh report of both, in [1.0, 100]; default {@value #DEFAULT_REPORTED_LOAD_FACTOR}.
+     * Looser than the in-flight bound because the queue threshold already guards a reporting
+     * replica; it stops a replica from hoarding a hot key's traffic while its queue is still
+     * short.
+     */
+    public Builder reportedLoadFactor(double reportedLoadFactor) {
+      this.reportedLoadFactor = reportedLoadFactor;
       return this;
     }
 
@@ -473,6 +551,10 @@ public final class PrefixHash implements RoutingPolicy {
       if (!(loadFactor >= 1.0 && loadFactor <= 100.0)) {
         throw new IllegalArgumentException("PrefixHash.loadFactor must be in [1.0, 100], got "
             + loadFactor);
+      }
+      if (!(reportedLoadFactor >= 1.0 && reportedLoadFactor <= 100.0)) {
+        throw new IllegalArgumentException("PrefixHash.reportedLoadFactor must be in [1.0, 100], got "
+            + reportedLoadFactor);
       }
       if (pointsPerWeight < 1 || pointsPerWeight > 4096) {
         throw new IllegalArgumentException("PrefixHash.pointsPerWeight must be in [1, 4096], got "

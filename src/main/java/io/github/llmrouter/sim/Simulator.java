@@ -2,11 +2,15 @@ package io.github.llmrouter.sim;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -223,16 +227,20 @@ public final class Simulator {
       list.add(Replica.builder("http://replica-" + i + ".sim:8000").id("replica-" + i).build());
     }
     ReplicaSet set = ReplicaSet.of(list);
-    ClientLoad[] loads = new ClientLoad[clients];
+    // Each client routes on the client's own LoadView, aged on a virtual clock: the effective
+    // queue, staleness, fleet-load and drain-rate rules are the production code's.
+    VirtualTicker clock = new VirtualTicker();
+    Duration staleAfter = Duration.ofNanos(Math.max(1, Math.round(this.staleAfter * 1e9)));
+    LocalLoad[] loads = new LocalLoad[clients];
     ReplicaPicker[] pickers = new ReplicaPicker[clients];
     for (int c = 0; c < clients; c++) {
-      loads[c] = new ClientLoad(replicas, staleAfter);
+      loads[c] = LocalLoad.of(set, clock, staleAfter);
       if (!policy.isOracle()) pickers[c] = policy.newPolicy(c).newPicker(set);
     }
     ReplicaEngine[] engines = new ReplicaEngine[replicas];
     for (int r = 0; r < replicas; r++) {
       engines[r] = new ReplicaEngine(profileOf(r), trace.blockTokens(),
-          j -> loads[j.client].release(j.replica));
+          j -> loads[j.client].counter(j.replica).release());
     }
     // Each client scrapes every replica once per interval, at its own phase: what it knows of a
     // queue is up to one interval old, as in a real deployment.
@@ -248,9 +256,9 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       double t = r.arrivalSeconds();
-      scrapeUntil(t, nextScrape, engines, loads);
+      scrapeUntil(t, nextScrape, engines, loads, clock);
       for (ReplicaEngine e : engines) e.advanceTo(t);
-      loads[prepared.clientOf[i]].now(t);
+      clock.set(t);
       Job job = new Job(i, r, prepared.chains[i], prepared.outputBlocks[i], prepared.clientOf[i]);
       int target;
       if (policy.isOracle()) {
@@ -262,7 +270,7 @@ public final class Simulator {
         }
       }
       job.replica = target;
-      loads[job.client].acquire(target);
+      loads[job.client].counter(target).acquire();
       engines[target].submit(job, t);
       jobs[i] = job;
     }
@@ -272,7 +280,7 @@ public final class Simulator {
 
   /** Runs every client scrape due up to time {@code t}, in time order. */
   private void scrapeUntil(double t, double[] nextScrape, ReplicaEngine[] engines,
-      ClientLoad[] loads) {
+      LocalLoad[] loads, VirtualTicker clock) {
     while (true) {
       int c = -1;
       for (int k = 0; k < nextScrape.length; k++) {
@@ -280,11 +288,28 @@ public final class Simulator {
       }
       if (c < 0) return;
       double s = nextScrape[c];
+      clock.set(s);
       for (int r = 0; r < engines.length; r++) {
-        engines[r].advanceTo(s);
-        loads[c].report(r, engines[r].waitingCount(), engines[r].cache().usage(), s);
+        ReplicaEngine e = engines[r];
+        e.advanceTo(s);
+        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(), e.cache().usage(),
+            clock.read(), LoadReport.Source.SCRAPE), false);
       }
       nextScrape[c] = s + scrapeInterval;
+    }
+  }
+
+  /** Virtual time in nanoseconds, for the clients' load views. */
+  private static final class VirtualTicker implements Ticker {
+    private long nanos;
+
+    void set(double seconds) {
+      nanos = Math.round(seconds * 1e9);
+    }
+
+    @Override
+    public long read() {
+      return nanos;
     }
   }
 

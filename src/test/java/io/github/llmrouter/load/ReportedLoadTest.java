@@ -26,7 +26,17 @@ class ReportedLoadTest {
   void withoutReportsEverythingIsUnknown() {
     assertThat(load.effectiveQueue(0)).isEqualTo(-1);
     assertThat(load.kvUsage(0)).isNaN();
+    assertThat(load.running(0, now.get())).isEqualTo(-1);
     assertThat(load.hasFreshReport(0)).isFalse();
+  }
+
+  @Test
+  void theRunningBatchIsReadFromAFreshReportOnly() {
+    load.publish(0, new LoadReport(2, 7, 0.4, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.running(0, load.now())).isEqualTo(7);
+    assertThat(load.running(1, load.now())).as("B never reported").isEqualTo(-1);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(3) + 1);
+    assertThat(load.running(0, load.now())).as("stale").isEqualTo(-1);
   }
 
   @Test

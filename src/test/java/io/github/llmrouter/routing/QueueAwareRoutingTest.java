@@ -14,18 +14,29 @@ import org.junit.jupiter.api.Test;
 class QueueAwareRoutingTest {
   private static final RoutingRequest REQUEST = RoutingRequest.of("m", "a shared system prompt");
 
-  /** In-flight counts plus reported effective queues (-1 unknown) and KV usage (NaN unknown). */
+  /**
+   * In-flight counts plus reported effective queues (-1 unknown), running batches (-1 unknown)
+   * and KV usage (NaN unknown).
+   */
   static final class ReportedLoad implements LoadView {
     final int[] inFlight;
     final int[] queue;
+    final int[] running;
     final double[] kv;
 
     ReportedLoad(int n) {
       inFlight = new int[n];
       queue = new int[n];
+      running = new int[n];
       kv = new double[n];
       Arrays.fill(queue, -1);
+      Arrays.fill(running, -1);
       Arrays.fill(kv, Double.NaN);
+    }
+
+    @Override
+    public int running(int index, long now) {
+      return running[index];
     }
 
     @Override
@@ -116,21 +127,92 @@ class QueueAwareRoutingTest {
     }
 
     @Test
-    void whenNoReplicaWithinBoundIsNearTheShortestQueueTheSmallestEffectiveQueueWins() {
-      Arrays.fill(load.queue, 30);
-      load.queue[5] = 5; // the shortest queue, but over the load bound
-      load.inFlight[5] = 40;
-      load.queue[3] = -1; // stale: counts its in-flight requests instead, and is over the bound
-      load.inFlight[3] = 100;
-      // The others (queue 30) are at or above 3 × 5 + 4 = 19: no replica for the saturated walk.
+    void aReplicaReportingItsWholeLoadIsBoundedByTheFleetsReportedLoadNotThisClientsShare() {
+      Arrays.fill(load.queue, 0);
+      Arrays.fill(load.running, 2);
+      // This client alone has 40 requests on the owner: far over its in-flight share...
+      load.inFlight[owner] = 40;
+      // ...but the owner reports a batch no bigger than the others'.
       Ranking r = picker.rank(REQUEST, load);
-      assertThat(r.next()).isEqualTo(5);
-      assertThat(r.reason()).contains("least loaded by effective queue");
-      assertThat(drain(r, 20)).hasSize(7).doesNotContain(5);
-      // Had replica 3's stale report counted as an empty queue, it would have won.
-      load.inFlight[3] = 0;
-      load.queue[3] = 0;
-      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(3);
+      assertThat(r.next()).isEqualTo(owner);
+      assertThat(r.reason()).isEqualTo("key owner on the ring, within load bound");
+      // The bound is 2.0 × (fleet load + 1) / 8: with the owner running 5 the fleet runs 19, and
+      // 5 <= 2.0 × 20 / 8 = 5; with 6 it runs 20, and 6 > 2.0 × 21 / 8 = 5.25.
+      load.running[owner] = 5;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.running[owner] = 6;
+      Ranking over = picker.rank(REQUEST, load);
+      assertThat(over.next()).isNotEqualTo(owner);
+      assertThat(over.reason()).contains("over load bound");
+      PrefixHash.Picker loose = (PrefixHash.Picker) PrefixHash.builder().reportedLoadFactor(4)
+          .build().newPicker(fleet(8));
+      assertThat(loose.rank(REQUEST, load).next()).isEqualTo(owner);
+      // Waiting requests count as load too: 3 waiting + 3 running is 6 again.
+      load.running[owner] = 3;
+      load.queue[owner] = 3;
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+    }
+
+    @Test
+    void withoutARunningCountOrWithReportedLoadOffTheInFlightShareBounds() {
+      load.inFlight[owner] = 40;
+      load.queue[owner] = 0; // a queue header alone says nothing of the running batch
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.reason()).contains("over load bound");
+      Arrays.fill(load.queue, 0);
+      Arrays.fill(load.running, 0);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      PrefixHash.Picker inFlightOnly = (PrefixHash.Picker) PrefixHash.builder()
+          .reportedLoad(false).build().newPicker(fleet(8));
+      assertThat(inFlightOnly.rank(REQUEST, load).next()).isNotEqualTo(owner);
+    }
+
+    @Test
+    void theReportedBoundCountsOnlyTheReplicasThatReportTheirLoad() {
+      // Half the fleet reports (queue 0, running 4: a load of 16 over half the weight); the
+      // bound is 2.0 × 17 / 4 = 8.5 per reporting replica, not 2.0 × 17 / 8.
+      for (int i = 0; i < 8; i++) {
+        if (i % 2 == owner % 2) {
+          load.queue[i] = 0;
+          load.running[i] = 4;
+        }
+      }
+      load.running[owner] = 8; // the fleet now reports 20: bound 2.0 × 21 / 4 = 10.5
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.running[owner] = 11; // 23: bound 12, still within
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.running[owner] = 13; // 25: bound 13
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.running[owner] = 14; // 26: bound 13.5
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+    }
+
+    @Test
+    void inASaturatedFleetAReplicaWithoutAReportMustBeWithinTheInFlightBound() {
+      Arrays.fill(load.queue, 10);
+      load.queue[owner] = -1; // stale: judged by this client's in-flight requests
+      load.inFlight[owner] = 40;
+      Ranking r = picker.rank(REQUEST, load);
+      int first = r.next();
+      assertThat(first).isNotEqualTo(owner);
+      assertThat(r.reason()).contains("not far behind");
+      load.inFlight[owner] = 0;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void onceEveryReplicaWithinBoundIsTakenTheRestFollowByLeastLoad() {
+      // No reports: after the ring walk has returned what is within bound, the replicas over it
+      // follow by fewest in flight.
+      load.inFlight[owner] = 50;
+      int other = (owner + 3) % 8;
+      load.inFlight[other] = 30;
+      Ranking r = picker.rank(REQUEST, load);
+      var order = drain(r, 20);
+      assertThat(order).hasSize(8);
+      assertThat(order.subList(6, 8)).containsExactly(other, owner);
+      assertThat(r.reason()).contains("least loaded");
     }
 
     @Test
@@ -150,6 +232,10 @@ class QueueAwareRoutingTest {
       assertThat(strict.rank(REQUEST, load).next()).isNotEqualTo(owner);
       assertThatThrownBy(() -> PrefixHash.builder().queueThreshold(0).build())
           .hasMessageContaining("queueThreshold");
+      assertThatThrownBy(() -> PrefixHash.builder().reportedLoadFactor(0.99).build())
+          .hasMessageContaining("reportedLoadFactor");
+      assertThatThrownBy(() -> PrefixHash.builder().reportedLoadFactor(Double.NaN).build())
+          .hasMessageContaining("reportedLoadFactor");
       assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(0).build())
           .hasMessageContaining("kvUsageThreshold");
       assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(Double.NaN).build())
