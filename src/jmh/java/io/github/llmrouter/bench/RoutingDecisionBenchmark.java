@@ -125,9 +125,11 @@ public class RoutingDecisionBenchmark {
   /**
    * The default policy at 64 replicas with load reports present, read through the client's own
    * view ({@link LocalLoad}: volatile report snapshots, atomic counters, the system ticker for
-   * staleness). {@code typical}: reported queues 0..6 and KV usage 0.2..1.0, so the key owner is
-   * skipped about half the time; {@code saturated}: every replica at or above the queue threshold,
-   * so every replica is examined and the tail scan picks the shortest queue.
+   * staleness). Every replica reports a running batch of 8, so each decision also makes the pass
+   * over the fleet's reported load that the reported-load bound needs. {@code typical}: reported
+   * queues 0..6 and KV usage 0.2..1.0, so the key owner is skipped about half the time; {@code
+   * saturated}: every replica at or above the queue threshold, so every replica is examined and the
+   * saturated-fleet walk picks the first ring replica not far behind the shortest queue.
    */
   public static class ReportedDecision extends Decision {
     @Param({"typical", "saturated"})

@@ -46,6 +46,27 @@ public interface LoadView {
   }
 
   /**
+   * The replica's whole reported load, {@link #effectiveQueue(int, long)} plus {@link
+   * #running(int, long)}, or -1 unless both are known. Views should override it to read their
+   * report once.
+   */
+  default int reportedLoad(int index, long now) {
+    int q = effectiveQueue(index, now);
+    if (q < 0) return -1;
+    int running = running(index, now);
+    return running < 0 ? -1 : q + running;
+  }
+
+  /**
+   * The fleet's reported load per unit of weight, counting the request being placed: {@code (Σ
+   * reportedLoad + 1) / Σ weight} over the replicas whose {@link #reportedLoad(int, long)} is
+   * known; NaN when the view does not keep this sum, and the policy adds it up itself.
+   */
+  default double reportedLoadPerWeight(long now) {
+    return Double.NaN;
+  }
+
+  /**
    * The time reports are aged against, for policies that examine many replicas in one decision:
    * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
    * 0 for views that do not age reports.

@@ -38,6 +38,20 @@ public final class LocalLoad implements LoadView {
   private final Shared shared;
   private final Ticker ticker;
   private final long staleAfterNanos;
+  /**
+   * Sums over the replicas whose latest report gives both a queue and a running batch, redone on
+   * every publish so that the routing decision reads the fleet's reported load in one volatile
+   * read instead of a pass over the replicas.
+   */
+  private volatile ReportSums sums = ReportSums.NONE;
+
+  /**
+   * {@code base}: Σ (waiting + running − this client's in-flight count at the report); {@code
+   * weight}: Σ weight of those replicas.
+   */
+  private record ReportSums(long base, double weight) {
+    static final ReportSums NONE = new ReportSums(0, 0);
+  }
 
   /** State shared by every snapshot of one client's view. */
   static final class Shared {
@@ -54,6 +68,7 @@ public final class LocalLoad implements LoadView {
     this.shared = shared;
     this.ticker = ticker;
     this.staleAfterNanos = staleAfterNanos;
+    if (shared.reported) sumReports();
   }
 
   /** A view with zero load over {@code replicas}, the system ticker and the default staleness. */
@@ -148,6 +163,15 @@ public final class LocalLoad implements LoadView {
     return p == null || isStale(p, now) ? -1 : p.running();
   }
 
+  @Override
+  public int reportedLoad(int index, long now) {
+    InFlightCounter c = counters[index];
+    InFlightCounter.Published p = c.report();
+    if (p == null || p.waiting() < 0 || p.running() < 0 || isStale(p, now)) return -1;
+    long q = (long) p.waiting() + c.get() - p.inFlightAtReport();
+    return (int) Math.min((q <= 0 ? 0 : q) + p.running(), Integer.MAX_VALUE);
+  }
+
   /** The replica's latest report, fresh or stale, or null if it never reported. */
   public @Nullable LoadReport lastReport(int index) {
     InFlightCounter.Published p = counters[index].report();
@@ -194,6 +218,40 @@ public final class LocalLoad implements LoadView {
   public void publish(int index, LoadReport report, boolean fromResponse) {
     counters[index].publish(requireNonNull(report, "report"), fromResponse);
     shared.reported = true;
+    sumReports();
+  }
+
+  /**
+   * Recomputes {@link #sums}: one pass over the replicas per report, off the routing path.
+   * Synchronized so that a slower pass cannot overwrite a later one; reports that are stale now
+   * drop out here.
+   */
+  private synchronized void sumReports() {
+    long now = ticker.read();
+    long base = 0;
+    double weight = 0;
+    for (int i = 0; i < counters.length; i++) {
+      InFlightCounter.Published p = counters[i].report();
+      if (p == null || p.waiting() < 0 || p.running() < 0 || isStale(p, now)) continue;
+      base += (long) p.waiting() + p.running() - p.inFlightAtReport();
+      weight += replicas.get(i).weight();
+    }
+    sums = new ReportSums(base, weight);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the sum is kept as reports arrive and corrected by this client's whole in-flight
+   * count: exact while every replica reports (up to the floor of 0 on each effective queue), and a
+   * little high while some do not, since their in-flight requests count too. A report that goes
+   * stale leaves the sum at the next report from any replica.
+   */
+  @Override
+  public double reportedLoadPerWeight(long now) {
+    ReportSums s = sums;
+    if (s.weight <= 0) return Double.NaN;
+    return Math.max(1, s.base + shared.total.get() + 1) / s.weight;
   }
 
   /** Publishes a report by replica id; ignored if the replica is not in this snapshot. */

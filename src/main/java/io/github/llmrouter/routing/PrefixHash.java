@@ -143,9 +143,8 @@ public final class PrefixHash implements RoutingPolicy {
     private final KeyExtractor keyExtractor;
     /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
     private final double[] boundShare;
-    /** The same with the reported load factor, for bounds on reported load. */
-    private final double[] reportedBoundShare;
-    private final double totalWeight;
+    /** c_reported × weight(i): multiplied by the fleet's reported load per weight gives its bound. */
+    private final double[] reportedBound;
     private final double[] weights;
     private final double[] inverseWeights;
     private final int probes;
@@ -164,12 +163,11 @@ public final class PrefixHash implements RoutingPolicy {
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
       this.inverseWeights = Rankings.inverse(weights);
-      this.totalWeight = replicas.totalWeight();
       this.boundShare = new double[weights.length];
-      this.reportedBoundShare = new double[weights.length];
+      this.reportedBound = new double[weights.length];
       for (int i = 0; i < weights.length; i++) {
-        boundShare[i] = loadFactor * weights[i] / totalWeight;
-        reportedBoundShare[i] = reportedLoadFactor * weights[i] / totalWeight;
+        boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
+        reportedBound[i] = reportedLoadFactor * weights[i];
       }
     }
 
@@ -227,10 +225,9 @@ public final class PrefixHash implements RoutingPolicy {
     private String reason = "";
     /** Set by {@link #survey}: the saturated-fleet walk's queue limit, or -1 if nothing meets it. */
     private long saturatedLimit;
-    /** Whether {@link #surveyFleet} has run; the two fields after it are its results. */
+    /** Whether {@link #surveyFleet} has run, and its result. */
     private boolean fleetSurveyed;
-    private long fleetLoad;
-    private double fleetWeightScale;
+    private double fleetLoadPerWeight;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
 
@@ -326,7 +323,7 @@ public final class PrefixHash implements RoutingPolicy {
         int running = load.running(i, now);
         if (running >= 0) {
           surveyFleet(now);
-          return q + running <= picker.reportedBoundShare[i] * (fleetLoad + 1) * fleetWeightScale;
+          return q + running <= picker.reportedBound[i] * fleetLoadPerWeight;
         }
       }
       return load.inFlight(i) <= picker.boundShare[i] * totalPlusOne;
@@ -338,27 +335,28 @@ public final class PrefixHash implements RoutingPolicy {
     }
 
     /**
-     * Once per ranking, one pass over the whole fleet's reports: the reported load (effective
-     * queue plus running batch) of the replicas that report both, and their weight.
+     * Once per ranking: the fleet's reported load per unit of weight (effective queue plus running
+     * batch over the replicas that report both, plus the request being placed), from the view if
+     * it keeps the sum, else from one pass over the replicas.
      */
     private void surveyFleet(long now) {
       if (fleetSurveyed) return;
       fleetSurveyed = true;
+      double perWeight = load.reportedLoadPerWeight(now);
+      if (!Double.isNaN(perWeight)) {
+        fleetLoadPerWeight = perWeight;
+        return;
+      }
       double[] weights = picker.weights;
       long total = 0;
       double weight = 0;
       for (int i = 0; i < weights.length; i++) {
-        int q = load.effectiveQueue(i, now);
-        if (q < 0) continue;
-        int running = load.running(i, now);
-        if (running < 0) continue;
-        total += (long) q + running;
+        int reported = load.reportedLoad(i, now);
+        if (reported < 0) continue;
+        total += reported;
         weight += weights[i];
       }
-      fleetLoad = total;
-      // reportedBoundShare is relative to the whole fleet's weight; rescale it to the weight of
-      // the replicas whose load is counted.
-      fleetWeightScale = weight > 0 ? picker.totalWeight / weight : 1;
+      fleetLoadPerWeight = weight > 0 ? (total + 1) / weight : 0;
     }
 
     /**

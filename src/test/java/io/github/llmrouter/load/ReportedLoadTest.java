@@ -40,6 +40,29 @@ class ReportedLoadTest {
   }
 
   @Test
+  void theFleetsReportedLoadIsSummedAsReportsArrive() {
+    assertThat(load.reportedLoadPerWeight(load.now())).as("no reports").isNaN();
+    load.publish(0, new LoadReport(2, 7, 0.4, now.get(), LoadReport.Source.SCRAPE), false);
+    // (2 + 7 + the request being placed) over A's weight.
+    assertThat(load.reportedLoadPerWeight(load.now())).isEqualTo(10.0);
+    load.counter(0).acquire(); // this client's dispatch since the report adds to the queue
+    assertThat(load.reportedLoad(0, load.now())).isEqualTo(10);
+    assertThat(load.reportedLoadPerWeight(load.now())).isEqualTo(11.0);
+    load.publish(1, new LoadReport(0, 3, 0.1, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.reportedLoadPerWeight(load.now())).isEqualTo((10 + 3 + 1) / 2.0);
+    // A report without a running batch does not count; one that went stale drops out at the
+    // next report.
+    load.publish(1, new LoadReport(5, -1, 0.1, now.get(), LoadReport.Source.HEADER), true);
+    assertThat(load.reportedLoadPerWeight(load.now())).isEqualTo(11.0);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+    load.publish(1, new LoadReport(0, 3, 0.1, now.get(), LoadReport.Source.SCRAPE), false);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+    load.publish(1, new LoadReport(0, 3, 0.1, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.reportedLoad(0, load.now())).as("A's report is 4 s old").isEqualTo(-1);
+    assertThat(load.reportedLoadPerWeight(load.now())).isEqualTo(3 + 1 + 1.0);
+  }
+
+  @Test
   void effectiveQueueIsReportedWaitingPlusDispatchedMinusCompletedSinceTheReport() {
     load.counter(0).acquire(); // in flight before the report: already part of what it says
     load.publish(0, report(3, 0.5), false);
