@@ -62,8 +62,9 @@ public final class SimulatedPolicy {
 
   /**
    * The queue-awareness comparison: {@code PrefixHash} routing on this client's in-flight counts
-   * only ({@code reportedLoad(false)}), and {@code PrefixHash} with its defaults, which also skips
-   * replicas whose scraped effective queue is at least 4 or KV usage at least 0.95.
+   * only ({@code reportedLoad(false)}), and {@code PrefixHash} with its defaults, which bounds a
+   * replica by its share of the fleet's scraped load (waiting + running) and skips replicas whose
+   * effective queue is at least 4 or KV usage at least 0.95.
    */
   public static List<SimulatedPolicy> queueAwareComparison() {
     return List.of(
