@@ -332,7 +332,7 @@ public final class PrefixHash implements RoutingPolicy {
         int running = load.running(i, now);
         if (running >= 0) {
           surveyFleet(now);
-          return q + running <= picker.reportedBound[i] * fleetLoadPerWeight;
+          return (long) q + running <= picker.reportedBound[i] * fleetLoadPerWeight;
         }
       }
       return load.inFlight(i) <= picker.boundShare[i] * totalPlusOne;
