@@ -6,26 +6,30 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which metric names an inference engine uses for its waiting queue, running batch and KV-cache
- * usage, and how to read them from a {@code /metrics} exposition. Immutable.
+ * Which metric names an inference engine uses for its waiting queue, running batch, KV-cache
+ * usage and queue-time histogram, and how to read them from a {@code /metrics} exposition.
+ * Immutable.
  *
  * <table>
  *   <caption>Built-in dialects</caption>
- *   <tr><th>dialect</th><th>waiting</th><th>running</th><th>KV usage</th></tr>
+ *   <tr><th>dialect</th><th>waiting</th><th>running</th><th>KV usage</th><th>queue time</th></tr>
  *   <tr><td>{@link #VLLM}</td><td>{@code vllm:num_requests_waiting}</td>
  *       <td>{@code vllm:num_requests_running}</td>
- *       <td>{@code vllm:kv_cache_usage_perc}, older {@code vllm:gpu_cache_usage_perc}</td></tr>
+ *       <td>{@code vllm:kv_cache_usage_perc}, older {@code vllm:gpu_cache_usage_perc}</td>
+ *       <td>{@code vllm:request_queue_time_seconds}</td></tr>
  *   <tr><td>{@link #SGLANG}</td><td>{@code sglang:num_queue_reqs}</td>
- *       <td>{@code sglang:num_running_reqs}</td><td>{@code sglang:token_usage}</td></tr>
+ *       <td>{@code sglang:num_running_reqs}</td><td>{@code sglang:token_usage}</td>
+ *       <td>{@code sglang:queue_time_seconds}</td></tr>
  *   <tr><td>{@link #TGI}</td><td>{@code tgi_queue_size}</td><td>{@code tgi_batch_current_size}</td>
- *       <td>—</td></tr>
+ *       <td>—</td><td>{@code tgi_request_queue_duration}</td></tr>
  *   <tr><td>{@link #LLAMA_CPP}</td><td>{@code llamacpp:requests_deferred}</td>
  *       <td>{@code llamacpp:requests_processing}</td>
- *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td></tr>
+ *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td><td>—</td></tr>
  * </table>
  *
  * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
- * exports one series per {@code engine} label); KV usage is the mean over series. With a model
+ * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
+ * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a model
  * name set (see {@code LoadReporting.Builder#modelName}), only series whose {@code model_name}
  * label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting metric is
  * present. {@link #custom} maps any other engine.
@@ -38,21 +42,22 @@ public final class EngineDialect {
   /** vLLM (v0 and v1 metric names). */
   public static final EngineDialect VLLM = new EngineDialect("vLLM",
       List.of("vllm:num_requests_waiting"), List.of("vllm:num_requests_running"),
-      List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"));
+      List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+      List.of("vllm:request_queue_time_seconds"));
   /** SGLang. */
   public static final EngineDialect SGLANG = new EngineDialect("SGLang",
       List.of("sglang:num_queue_reqs"), List.of("sglang:num_running_reqs"),
-      List.of("sglang:token_usage"));
+      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"));
   /** Hugging Face Text Generation Inference. */
   public static final EngineDialect TGI = new EngineDialect("TGI", List.of("tgi_queue_size"),
-      List.of("tgi_batch_current_size"), List.of());
+      List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"));
   /** llama.cpp server ({@code --metrics}). */
   public static final EngineDialect LLAMA_CPP = new EngineDialect("llama.cpp",
       List.of("llamacpp:requests_deferred"), List.of("llamacpp:requests_processing"),
-      List.of("llamacpp:kv_cache_usage_ratio"));
+      List.of("llamacpp:kv_cache_usage_ratio"), List.of());
   /** Detects the engine from the metric names present, trying vLLM, SGLang, TGI, llama.cpp. */
   public static final EngineDialect AUTO = new EngineDialect("auto", List.of(), List.of(),
-      List.of());
+      List.of(), List.of());
 
   private static final List<EngineDialect> BUILT_IN = List.of(VLLM, SGLANG, TGI, LLAMA_CPP);
   private static final String MODEL_LABEL = "model_name";
@@ -61,13 +66,16 @@ public final class EngineDialect {
   private final List<String> waiting;
   private final List<String> running;
   private final List<String> kvUsage;
+  /** Histogram names without the {@code _sum} / {@code _count} suffix. */
+  private final List<String> queueTime;
 
   private EngineDialect(String name, List<String> waiting, List<String> running,
-      List<String> kvUsage) {
+      List<String> kvUsage, List<String> queueTime) {
     this.name = name;
     this.waiting = waiting;
     this.running = running;
     this.kvUsage = kvUsage;
+    this.queueTime = queueTime;
   }
 
   /**
@@ -80,11 +88,30 @@ public final class EngineDialect {
    */
   public static EngineDialect custom(String name, String waitingMetric,
       @Nullable String runningMetric, @Nullable String kvUsageMetric) {
+    return custom(name, waitingMetric, runningMetric, kvUsageMetric, null);
+  }
+
+  /**
+   * A user-supplied mapping with a queue-time histogram.
+   *
+   * @param name a label for logs
+   * @param waitingMetric the gauge of requests waiting
+   * @param runningMetric the gauge of requests running, or null
+   * @param kvUsageMetric the gauge of KV-cache usage as a fraction in [0, 1], or null
+   * @param queueTimeHistogram the histogram of seconds requests spent waiting, without the {@code
+   *     _sum} / {@code _count} suffix, or null
+   */
+  public static EngineDialect custom(String name, String waitingMetric,
+      @Nullable String runningMetric, @Nullable String kvUsageMetric,
+      @Nullable String queueTimeHistogram) {
     requireNonNull(name, "name");
     requireNonNull(waitingMetric, "waitingMetric");
-    return new EngineDialect(name, List.of(waitingMetric),
-        runningMetric == null ? List.of() : List.of(runningMetric),
-        kvUsageMetric == null ? List.of() : List.of(kvUsageMetric));
+    return new EngineDialect(name, List.of(waitingMetric), optional(runningMetric),
+        optional(kvUsageMetric), optional(queueTimeHistogram));
+  }
+
+  private static List<String> optional(@Nullable String metric) {
+    return metric == null ? List.of() : List.of(metric);
   }
 
   /** The dialect's name ({@code "vLLM"}, {@code "auto"}, ...). */
@@ -119,13 +146,27 @@ public final class EngineDialect {
     String w = first(metrics, d.waiting);
     String r = first(metrics, d.running);
     String kv = first(metrics, d.kvUsage);
-    LoadReport report = new LoadReport(
+    double queueTimeSum = Double.NaN;
+    double queueTimeCount = Double.NaN;
+    for (String h : d.queueTime) {
+      String sum = h + "_sum";
+      String count = h + "_count";
+      if (!metrics.has(sum) || !metrics.has(count)) continue;
+      double s = metrics.sum(sum, modelLabel(metrics, sum, label), modelName);
+      double c = metrics.sum(count, modelLabel(metrics, count, label), modelName);
+      // A broken exporter's negative or non-finite totals are simply unknown.
+      if (s >= 0 && c >= 0 && s < Double.POSITIVE_INFINITY && c < Double.POSITIVE_INFINITY) {
+        queueTimeSum = s;
+        queueTimeCount = c;
+      }
+      break;
+    }
+    return new LoadReport(
         LoadReport.count(metrics.sum(w, modelLabel(metrics, w, label), modelName)),
         r == null ? -1 : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName)),
         kv == null ? Double.NaN
             : LoadReport.fraction(metrics.mean(kv, modelLabel(metrics, kv, label), modelName)),
-        receivedNanos, LoadReport.Source.SCRAPE);
-    return report;
+        queueTimeSum, queueTimeCount, receivedNanos, LoadReport.Source.SCRAPE);
   }
 
   /** Filter on the model label only if the metric carries it (TGI and llama.cpp do not). */

@@ -70,6 +70,9 @@ public final class InFlightCounter {
    * response is taken while that response's own request is still counted here, but that request
    * is running on the replica, not waiting: it is left out of the baseline, so that its
    * completion does not count against the reported queue.
+   *
+   * <p>A report with queue-time totals also updates the replica's recent queue wait (see {@link
+   * QueueWait}); one without them (a response header) carries the estimate forward.
    */
   void publish(LoadReport r, boolean fromResponse) {
     long d = dispatched;
@@ -78,8 +81,10 @@ public final class InFlightCounter {
       inFlight--;
       d--;
     }
-    report = new Published(r, r.waiting(), r.running(), r.kvUsage(), r.receivedNanos(), inFlight,
-        d);
+    Published previous = report;
+    QueueWait wait = QueueWait.next(previous == null ? null : previous.queueWait(), r);
+    report = new Published(r, r.waiting(), r.running(), r.kvUsage(), wait.seconds(),
+        r.receivedNanos(), inFlight, d, wait);
   }
 
   /**
@@ -87,5 +92,6 @@ public final class InFlightCounter {
    * reads are copied out of the report so that reading them is one hop.
    */
   record Published(LoadReport report, int waiting, int running, double kvUsage,
-      long receivedNanos, int inFlightAtReport, long dispatchedAtReport) {}
+      double queueWaitSeconds, long receivedNanos, int inFlightAtReport, long dispatchedAtReport,
+      QueueWait queueWait) {}
 }

@@ -2,17 +2,22 @@ package io.github.llmrouter.load;
 
 /**
  * What one replica said about its load at one moment: requests waiting to be scheduled, requests
- * running in the batch, and KV-cache usage. Any of them may be unknown (a source that does not
- * carry it). Immutable.
+ * running in the batch, KV-cache usage, and the running totals of its queue-time histogram. Any
+ * of them may be unknown (a source that does not carry it). Immutable.
  *
  * @param waiting requests waiting in the replica's queue, or -1 if unknown
  * @param running requests in the replica's running batch, or -1 if unknown
  * @param kvUsage fraction of KV-cache blocks in use, in [0, 1], or NaN if unknown
+ * @param queueTimeSum seconds spent waiting by all requests that have left the queue since the
+ *     replica started (a histogram's {@code _sum}, such as {@code
+ *     vllm:request_queue_time_seconds_sum}), or NaN if unknown
+ * @param queueTimeCount how many requests that is (the histogram's {@code _count}), or NaN if
+ *     unknown; successive reports give the mean wait of the requests admitted between them
  * @param receivedNanos when the report was received, on the client's {@code Ticker}
  * @param source where it came from
  */
-public record LoadReport(int waiting, int running, double kvUsage, long receivedNanos,
-    Source source) {
+public record LoadReport(int waiting, int running, double kvUsage, double queueTimeSum,
+    double queueTimeCount, long receivedNanos, Source source) {
   /** Where a report came from. */
   public enum Source {
     /** The replica's Prometheus {@code /metrics}. */
@@ -27,12 +32,26 @@ public record LoadReport(int waiting, int running, double kvUsage, long received
     if (!(Double.isNaN(kvUsage) || (kvUsage >= 0 && kvUsage <= 1))) {
       throw new IllegalArgumentException("kvUsage must be in [0, 1] or NaN, got " + kvUsage);
     }
+    if (!(Double.isNaN(queueTimeSum) == Double.isNaN(queueTimeCount))) {
+      throw new IllegalArgumentException("queueTimeSum and queueTimeCount must both be known or"
+          + " both NaN, got " + queueTimeSum + " and " + queueTimeCount);
+    }
+    if (!Double.isNaN(queueTimeSum) && !(queueTimeSum >= 0 && queueTimeCount >= 0
+        && queueTimeSum < Double.POSITIVE_INFINITY && queueTimeCount < Double.POSITIVE_INFINITY)) {
+      throw new IllegalArgumentException("queueTimeSum and queueTimeCount must be finite and >= 0,"
+          + " got " + queueTimeSum + " and " + queueTimeCount);
+    }
     java.util.Objects.requireNonNull(source, "source");
+  }
+
+  /** A report without queue-time totals. */
+  public LoadReport(int waiting, int running, double kvUsage, long receivedNanos, Source source) {
+    this(waiting, running, kvUsage, Double.NaN, Double.NaN, receivedNanos, source);
   }
 
   /** Whether the report says anything at all. */
   public boolean isEmpty() {
-    return waiting < 0 && running < 0 && Double.isNaN(kvUsage);
+    return waiting < 0 && running < 0 && Double.isNaN(kvUsage) && Double.isNaN(queueTimeCount);
   }
 
   /**

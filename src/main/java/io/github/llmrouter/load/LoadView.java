@@ -67,6 +67,25 @@ public interface LoadView {
   }
 
   /**
+   * The mean time requests recently waited in the replica's queue before it admitted them, in
+   * seconds, from its queue-time histogram over successive fresh reports; NaN when unknown. Two
+   * replicas with the same queue wait differently if one is slower or its queued prompts are
+   * longer; this is what tells them apart.
+   */
+  default double queueWait(int index, long now) {
+    return Double.NaN;
+  }
+
+  /**
+   * The mean of {@link #queueWait(int, long)} over the replicas that have one, NaN when fewer than
+   * two do or the view does not keep it (the policy then computes it alongside {@link
+   * #reportedLoadPerWeight}).
+   */
+  default double meanQueueWait(long now) {
+    return Double.NaN;
+  }
+
+  /**
    * The time reports are aged against, for policies that examine many replicas in one decision:
    * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
    * 0 for views that do not age reports.

@@ -47,10 +47,11 @@ public final class LocalLoad implements LoadView {
 
   /**
    * {@code base}: Σ (waiting + running − this client's in-flight count at the report); {@code
-   * weight}: Σ weight of those replicas.
+   * weight}: Σ weight of those replicas; {@code meanQueueWait}: the mean of the fresh recent
+   * queue waits, NaN unless at least two replicas have one.
    */
-  private record ReportSums(long base, double weight) {
-    static final ReportSums NONE = new ReportSums(0, 0);
+  private record ReportSums(long base, double weight, double meanQueueWait) {
+    static final ReportSums NONE = new ReportSums(0, 0, Double.NaN);
   }
 
   /** State shared by every snapshot of one client's view. */
@@ -172,6 +173,17 @@ public final class LocalLoad implements LoadView {
     return (int) Math.min((q <= 0 ? 0 : q) + p.running(), Integer.MAX_VALUE);
   }
 
+  @Override
+  public double queueWait(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? Double.NaN : p.queueWaitSeconds();
+  }
+
+  @Override
+  public double meanQueueWait(long now) {
+    return sums.meanQueueWait;
+  }
+
   /** The replica's latest report, fresh or stale, or null if it never reported. */
   public @Nullable LoadReport lastReport(int index) {
     InFlightCounter.Published p = counters[index].report();
@@ -230,13 +242,20 @@ public final class LocalLoad implements LoadView {
     long now = ticker.read();
     long base = 0;
     double weight = 0;
+    double waits = 0;
+    int waited = 0;
     for (int i = 0; i < counters.length; i++) {
       InFlightCounter.Published p = counters[i].report();
-      if (p == null || p.waiting() < 0 || p.running() < 0 || isStale(p, now)) continue;
+      if (p == null || isStale(p, now)) continue;
+      if (!Double.isNaN(p.queueWaitSeconds())) {
+        waits += p.queueWaitSeconds();
+        waited++;
+      }
+      if (p.waiting() < 0 || p.running() < 0) continue;
       base += (long) p.waiting() + p.running() - p.inFlightAtReport();
       weight += replicas.get(i).weight();
     }
-    sums = new ReportSums(base, weight);
+    sums = new ReportSums(base, weight, waited >= 2 ? waits / waited : Double.NaN);
   }
 
   /**

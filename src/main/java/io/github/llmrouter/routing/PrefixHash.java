@@ -93,6 +93,10 @@ public final class PrefixHash implements RoutingPolicy {
    * effective queue reaches this many times the shortest plus {@code queueThreshold}.
    */
   static final int SATURATED_QUEUE_RATIO = 3;
+  /** The most a replica's longer queue wait can lengthen its queue: {@value}×. */
+  static final double MAX_WAIT_SCALE = 4;
+  /** Below this mean queue wait, seconds, waits are too short to compare: {@value}. */
+  static final double MIN_MEAN_WAIT_SECONDS = 0.05;
   /** Default load factor for bounds on reported load: {@value}. */
   public static final double DEFAULT_REPORTED_LOAD_FACTOR = 2.0;
 
@@ -233,10 +237,11 @@ public final class PrefixHash implements RoutingPolicy {
     private int returned;
     private String reason = "";
     /** Set by {@link #survey}: the saturated-fleet walk's queue limit, or -1 if nothing meets it. */
-    private long saturatedLimit;
-    /** Whether {@link #surveyFleet} has run, and its result. */
+    private double saturatedLimit;
+    /** Whether {@link #surveyFleet} has run, and its results. */
     private boolean fleetSurveyed;
     private double fleetLoadPerWeight;
+    private double fleetMeanWait;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
 
@@ -317,7 +322,7 @@ public final class PrefixHash implements RoutingPolicy {
     private int whyNot(int i, double totalPlusOne, long now) {
       int q = queueOf(i, now);
       if (!withinBound(i, q, totalPlusOne, now)) return 0;
-      if (q >= picker.queueThreshold) return 1;
+      if (q > 0 && scaledQueue(i, q, now) >= picker.queueThreshold) return 1;
       return load.kvUsage(i, now) >= picker.kvUsageThreshold ? 2 : -1;
     }
 
@@ -344,9 +349,25 @@ public final class PrefixHash implements RoutingPolicy {
     }
 
     /**
+     * Effective queue {@code q > 0} of replica {@code i}, lengthened by how much longer its
+     * requests recently waited than the fleet's: {@code q × min(4, queueWait(i) / meanWait)} when
+     * that ratio exceeds 1 (and the mean wait is at least {@value #MIN_MEAN_WAIT_SECONDS} s), else
+     * {@code q}. A queue of 4 on a replica whose requests wait twice as long as elsewhere counts
+     * as 8: a waiting count alone cannot tell a slow replica, or one queued behind long prompts,
+     * from the others.
+     */
+    private double scaledQueue(int i, int q, long now) {
+      surveyFleet(now);
+      if (!(fleetMeanWait >= MIN_MEAN_WAIT_SECONDS)) return q;
+      double wait = load.queueWait(i, now);
+      if (!(wait > fleetMeanWait)) return q;
+      return q * Math.min(MAX_WAIT_SCALE, wait / fleetMeanWait);
+    }
+
+    /**
      * Once per ranking: the fleet's reported load per unit of weight (effective queue plus running
-     * batch over the replicas that report both, plus the request being placed), from the view if
-     * it keeps the sum, else from one pass over the replicas.
+     * batch over the replicas that report both, plus the request being placed) and mean recent
+     * queue wait, from the view if it keeps them, else from one pass over the replicas.
      */
     private void surveyFleet(long now) {
       if (fleetSurveyed) return;
@@ -354,18 +375,27 @@ public final class PrefixHash implements RoutingPolicy {
       double perWeight = load.reportedLoadPerWeight(now);
       if (!Double.isNaN(perWeight)) {
         fleetLoadPerWeight = perWeight;
+        fleetMeanWait = load.meanQueueWait(now);
         return;
       }
       double[] weights = picker.weights;
       long total = 0;
       double weight = 0;
+      double waits = 0;
+      int waited = 0;
       for (int i = 0; i < weights.length; i++) {
+        double wait = load.queueWait(i, now);
+        if (!Double.isNaN(wait)) {
+          waits += wait;
+          waited++;
+        }
         int reported = load.reportedLoad(i, now);
         if (reported < 0) continue;
         total += reported;
         weight += weights[i];
       }
       fleetLoadPerWeight = weight > 0 ? (total + 1) / weight : 0;
+      fleetMeanWait = waited >= 2 ? waits / waited : Double.NaN;
     }
 
     /**
@@ -382,8 +412,8 @@ public final class PrefixHash implements RoutingPolicy {
       int best = -1;
       double bestQueue = Double.MAX_VALUE;
       double bestInFlight = Double.MAX_VALUE;
-      int shortest = Integer.MAX_VALUE;
-      int shortestWithinBound = Integer.MAX_VALUE;
+      double shortest = Double.MAX_VALUE;
+      double shortestWithinBound = Double.MAX_VALUE;
       boolean qualifies = false;
       for (int k = 0; k < n; k++) {
         int i = from + k;
@@ -391,19 +421,20 @@ public final class PrefixHash implements RoutingPolicy {
         if (seen.contains(i)) continue;
         int inFlight = load.inFlight(i);
         int q = queueOf(i, now);
+        double scaled = q > 0 ? scaledQueue(i, q, now) : q;
         boolean withinBound = withinBound(i, q, totalPlusOne, now);
-        if (withinBound && q < picker.queueThreshold
+        if (withinBound && scaled < picker.queueThreshold
             && !(load.kvUsage(i, now) >= picker.kvUsageThreshold)) {
           if (stopIfAnyQualifies) return true;
           qualifies = true;
         }
         if (q >= 0) {
-          shortest = Math.min(shortest, q);
-          if (withinBound) shortestWithinBound = Math.min(shortestWithinBound, q);
+          shortest = Math.min(shortest, scaled);
+          if (withinBound) shortestWithinBound = Math.min(shortestWithinBound, scaled);
         } else if (withinBound) {
           shortestWithinBound = -1; // a replica without a report is never far behind
         }
-        double queue = (q >= 0 ? q : inFlight) * inverse[i];
+        double queue = (q >= 0 ? scaled : inFlight) * inverse[i];
         double f = inFlight * inverse[i];
         if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
           bestQueue = queue;
@@ -412,9 +443,9 @@ public final class PrefixHash implements RoutingPolicy {
         }
       }
       leastQueued = best;
-      long limit = shortest == Integer.MAX_VALUE ? Long.MAX_VALUE
-          : SATURATED_QUEUE_RATIO * (long) shortest + picker.queueThreshold;
-      saturatedLimit = !qualifies && shortestWithinBound != Integer.MAX_VALUE
+      double limit = shortest == Double.MAX_VALUE ? Double.MAX_VALUE
+          : SATURATED_QUEUE_RATIO * shortest + picker.queueThreshold;
+      saturatedLimit = !qualifies && shortestWithinBound != Double.MAX_VALUE
           && shortestWithinBound < limit ? limit : -1;
       return qualifies;
     }
@@ -434,7 +465,7 @@ public final class PrefixHash implements RoutingPolicy {
         if (seen.contains(owner)) continue;
         int q = queueOf(owner, now);
         if (!withinBound(owner, q, totalPlusOne, now)) continue;
-        if (q < saturatedLimit) {
+        if ((q > 0 ? scaledQueue(owner, q, now) : q) < saturatedLimit) {
           walked = w + 1;
           return owner;
         }

@@ -46,6 +46,8 @@ final class ReplicaEngine {
   // Statistics.
   private long outputTokens;
   private double lastCompletion;
+  private double queueTimeSum;
+  private long admittedCount;
 
   ReplicaEngine(EngineProfile profile, int blockTokens, Completion completion) {
     this.profile = profile;
@@ -64,6 +66,16 @@ final class ReplicaEngine {
 
   int runningCount() {
     return prefilling.size() + decoding.size();
+  }
+
+  /** Seconds admitted requests spent waiting, in total: a queue-time histogram's sum. */
+  double queueTimeSum() {
+    return queueTimeSum;
+  }
+
+  /** Requests admitted so far: that histogram's count. */
+  long admittedCount() {
+    return admittedCount;
   }
 
   double lastCompletion() {
@@ -148,6 +160,8 @@ final class ReplicaEngine {
       waitingEstimatedTokens -= j.estimatedUncached;
       cache.acquire(j.chain, j.outputBlocks);
       j.admitted = clock;
+      queueTimeSum += clock - j.arrival;
+      admittedCount++;
       j.cachedTokens = cachedTokens(j, matched);
       j.remainingPrefill = j.request.inputTokens() - j.cachedTokens;
       prefillRemainingTokens += j.remainingPrefill;

@@ -293,7 +293,7 @@ public final class Simulator {
         ReplicaEngine e = engines[r];
         e.advanceTo(s);
         loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(), e.cache().usage(),
-            clock.read(), LoadReport.Source.SCRAPE), false);
+            e.queueTimeSum(), e.admittedCount(), clock.read(), LoadReport.Source.SCRAPE), false);
       }
       nextScrape[c] = s + scrapeInterval;
     }
