@@ -56,6 +56,8 @@ final class EmulatedEngine {
   private final LongAdder cachedChars = new LongAdder();
   private final LongAdder queriedTokens = new LongAdder();
   private final LongAdder hitTokens = new LongAdder();
+  private final LongAdder queueNanos = new LongAdder();
+  private final LongAdder admitted = new LongAdder();
 
   EmulatedEngine(String id, List<String> models, int blockChars, int cacheBlocks, int maxRunning,
       long baseNanos, long prefillNanosPerChar, long decodeNanos, int defaultMaxTokens) {
@@ -80,6 +82,7 @@ final class EmulatedEngine {
    */
   Slot enterBatch() {
     waiting.incrementAndGet();
+    long queuedAt = System.nanoTime();
     try {
       while (!slots.tryAcquire(SLOT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
         if (isClosing()) throw new Abort();
@@ -90,6 +93,8 @@ final class EmulatedEngine {
     } finally {
       waiting.decrementAndGet();
     }
+    queueNanos.add(System.nanoTime() - queuedAt);
+    admitted.increment();
     running.incrementAndGet();
     return new Slot();
   }
@@ -242,6 +247,19 @@ final class EmulatedEngine {
         queriedTokens.sum());
     counter(s, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
         labels, hitTokens.sum());
+    // Read the count first: a request admitted between the two reads then adds to the sum only,
+    // which errs towards a longer wait rather than a division by a count the sum lacks.
+    long count = admitted.sum();
+    double seconds = queueNanos.sum() / 1e9;
+    String name = "vllm:request_queue_time_seconds";
+    String bucketLabels = "{engine=\"0\",le=\"+Inf\",model_name=\""
+        + escapeLabel(models.get(0)) + "\"}";
+    s.append("# HELP ").append(name).append(" Histogram of time spent in WAITING phase for request.\n");
+    s.append("# TYPE ").append(name).append(" histogram\n");
+    s.append(name).append("_bucket").append(bucketLabels).append(' ').append(number(count))
+        .append('\n');
+    s.append(name).append("_count").append(labels).append(' ').append(number(count)).append('\n');
+    s.append(name).append("_sum").append(labels).append(' ').append(number(seconds)).append('\n');
     return s.toString();
   }
 

@@ -84,7 +84,8 @@ class PrometheusTextTest {
     @Test
     void vllmSumsQueuesOverEnginesAndAveragesKvUsage() {
       LoadReport r = EngineDialect.AUTO.read(PrometheusText.parse(fixture("vllm.txt")), null, 7);
-      assertThat(r).isEqualTo(new LoadReport(5, 22, 0.6, 7, LoadReport.Source.SCRAPE));
+      // Queue-time histogram: _sum and _count summed over engines, buckets ignored.
+      assertThat(r).isEqualTo(new LoadReport(5, 22, 0.6, 20.0, 100.0, 7, LoadReport.Source.SCRAPE));
       assertThat(EngineDialect.AUTO.detect(PrometheusText.parse(fixture("vllm.txt"))))
           .isSameAs(EngineDialect.VLLM);
     }
@@ -103,7 +104,7 @@ class PrometheusTextTest {
       ParsedMetrics m = PrometheusText.parse(fixture("sglang.txt"));
       assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.SGLANG);
       assertThat(EngineDialect.AUTO.read(m, null, 0))
-          .isEqualTo(new LoadReport(6, 28, 0.28, 0, LoadReport.Source.SCRAPE));
+          .isEqualTo(new LoadReport(6, 28, 0.28, 2.0, 8.0, 0, LoadReport.Source.SCRAPE));
     }
 
     @Test
@@ -114,6 +115,8 @@ class PrometheusTextTest {
       assertThat(r.waiting()).isEqualTo(9);
       assertThat(r.running()).isEqualTo(32);
       assertThat(r.kvUsage()).isNaN();
+      assertThat(r.queueTimeSum()).isEqualTo(21.0);
+      assertThat(r.queueTimeCount()).isEqualTo(100.0);
     }
 
     @Test
@@ -133,6 +136,11 @@ class PrometheusTextTest {
           new LoadReport(3, 5, Double.NaN, 0, LoadReport.Source.SCRAPE));
       assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(fixture("vllm.txt")), null, 0))
           .as("a forced dialect does not read another engine's names").isNull();
+      ParsedMetrics h = PrometheusText.parse("queue_depth 3\nwait_sum 1.5\nwait_count 6\n");
+      LoadReport withWait = EngineDialect.custom("mine", "queue_depth", null, null, "wait")
+          .read(h, null, 0);
+      assertThat(withWait.queueTimeSum()).isEqualTo(1.5);
+      assertThat(withWait.queueTimeCount()).isEqualTo(6.0);
     }
 
     @Test
@@ -143,6 +151,11 @@ class PrometheusTextTest {
       assertThat(r.waiting()).isEqualTo(-1);
       assertThat(r.running()).isEqualTo(-1);
       assertThat(r.kvUsage()).isEqualTo(1.0);
+      LoadReport badWait = EngineDialect.AUTO.read(PrometheusText.parse(
+          "vllm:num_requests_waiting 1\nvllm:request_queue_time_seconds_sum -2\n"
+              + "vllm:request_queue_time_seconds_count 5\n"), null, 0);
+      assertThat(badWait.queueTimeSum()).isNaN();
+      assertThat(badWait.queueTimeCount()).isNaN();
     }
   }
 

@@ -40,6 +40,25 @@ class ReportedLoadTest {
   }
 
   @Test
+  void recentQueueWaitsComeFromHistogramTotalsAndTheirMeanNeedsTwoReplicas() {
+    load.publish(0, new LoadReport(2, 1, 0.1, 10, 5, now.get(), LoadReport.Source.SCRAPE), false);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+    load.publish(0, new LoadReport(2, 1, 0.1, 16, 7, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.queueWait(0, load.now())).isEqualTo(3.0);
+    assertThat(load.meanQueueWait(load.now())).as("one replica compares with nothing").isNaN();
+    load.publish(1, new LoadReport(0, 1, 0.1, 0, 0, now.get(), LoadReport.Source.SCRAPE), false);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+    load.publish(1, new LoadReport(0, 1, 0.1, 1, 1, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.queueWait(1, load.now())).isEqualTo(1.0);
+    assertThat(load.meanQueueWait(load.now())).isEqualTo(2.0);
+    // A header report (no totals) keeps the estimate.
+    load.publish(0, new LoadReport(4, -1, Double.NaN, now.get(), LoadReport.Source.HEADER), true);
+    assertThat(load.queueWait(0, load.now())).isEqualTo(3.0);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(4));
+    assertThat(load.queueWait(0, load.now())).as("stale").isNaN();
+  }
+
+  @Test
   void theFleetsReportedLoadIsSummedAsReportsArrive() {
     assertThat(load.reportedLoadPerWeight(load.now())).as("no reports").isNaN();
     load.publish(0, new LoadReport(2, 7, 0.4, now.get(), LoadReport.Source.SCRAPE), false);

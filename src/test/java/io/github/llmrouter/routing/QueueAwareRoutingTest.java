@@ -23,12 +23,15 @@ class QueueAwareRoutingTest {
     final int[] queue;
     final int[] running;
     final double[] kv;
+    final double[] wait;
 
     ReportedLoad(int n) {
       inFlight = new int[n];
       queue = new int[n];
       running = new int[n];
       kv = new double[n];
+      wait = new double[n];
+      Arrays.fill(wait, Double.NaN);
       Arrays.fill(queue, -1);
       Arrays.fill(running, -1);
       Arrays.fill(kv, Double.NaN);
@@ -37,6 +40,11 @@ class QueueAwareRoutingTest {
     @Override
     public int running(int index, long now) {
       return running[index];
+    }
+
+    @Override
+    public double queueWait(int index, long now) {
+      return wait[index];
     }
 
     @Override
@@ -81,6 +89,38 @@ class QueueAwareRoutingTest {
       Ranking plain = picker.rank(REQUEST, load);
       plain.next();
       assertThat(first).isEqualTo(plain.next());
+    }
+
+    @Test
+    void aReplicaWhoseRequestsWaitLongerThanTheFleetsCountsItsQueueLonger() {
+      Arrays.fill(load.queue, 2);
+      Arrays.fill(load.wait, 1.0);
+      load.wait[owner] = 1.5; // mean 1.0625: 2 × 1.41 = 2.8, below 4
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.wait[owner] = 3.0; // mean 1.25: 2 × 2.4 = 4.8, at the threshold
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.reason()).contains("reported queue");
+      // The lengthening is capped at 4×, and an empty queue stays empty.
+      load.queue[owner] = 1;
+      load.wait[owner] = 100;
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      load.queue[owner] = 0;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void shortWaitsAndWaitsBelowTheMeanChangeNothing() {
+      Arrays.fill(load.queue, 3);
+      Arrays.fill(load.wait, 0.01);
+      load.wait[owner] = 0.04; // 4× the others, but the mean is under 50 ms
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      Arrays.fill(load.wait, 2.0);
+      load.wait[owner] = 0.1;
+      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD; // a quick replica is not let off
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      load.wait[(owner + 1) % 8] = Double.NaN; // replicas without a wait are left out of the mean
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
     }
 
     @Test
@@ -263,6 +303,11 @@ class QueueAwareRoutingTest {
         public int effectiveQueue(int index) {
           calls[0]++;
           return 50 + busy.inFlight[index];
+        }
+
+        @Override
+        public double reportedLoadPerWeight(long now) {
+          return 60; // kept as reports arrive, as LocalLoad does: no pass to add it up
         }
       };
       assertThat(big.rank(REQUEST, counting).next()).isBetween(0, n - 1);

@@ -312,7 +312,11 @@ class EmulatedReplicaTest {
 
     assertThat(samples).containsKeys("vllm:num_requests_waiting", "vllm:num_requests_running",
         "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
-        "vllm:prefix_cache_hits_total");
+        "vllm:prefix_cache_hits_total", "vllm:request_queue_time_seconds_count",
+        "vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_bucket");
+    assertThat(samples.get("vllm:request_queue_time_seconds_count")).isEqualTo(2.0);
+    assertThat(samples.get("vllm:request_queue_time_seconds_bucket")).isEqualTo(2.0);
+    assertThat(samples.get("vllm:request_queue_time_seconds_sum")).isGreaterThanOrEqualTo(0.0);
     assertThat(samples.get("vllm:num_requests_waiting")).isZero();
     assertThat(samples.get("vllm:num_requests_running")).isZero();
     int promptChars = EmulatedHandler.chatPrompt(JSON.readTree(body)).length();
@@ -336,7 +340,8 @@ class EmulatedReplicaTest {
         "# TYPE vllm:num_requests_waiting gauge",
         "# TYPE vllm:prefix_cache_queries_total counter",
         "# TYPE vllm:prefix_cache_hits_total counter",
-        "# TYPE vllm:kv_cache_usage_perc gauge");
+        "# TYPE vllm:kv_cache_usage_perc gauge",
+        "# TYPE vllm:request_queue_time_seconds histogram");
   }
 
   private String replicaMetrics(EmulatedReplica r) {
