@@ -125,8 +125,8 @@ public class RoutingDecisionBenchmark {
   /**
    * The default policy at 64 replicas with load reports present, read through the client's own
    * view ({@link LocalLoad}: volatile report snapshots, atomic counters, the system ticker for
-   * staleness). Every replica reports a running batch of 8, so each decision also makes the pass
-   * over the fleet's reported load that the reported-load bound needs. {@code typical}: reported
+   * staleness). Every replica reports a running batch of 8 and a recent queue wait, so every
+   * decision applies the reported-load bound and the queue-wait lengthening. {@code typical}: reported
    * queues 0..6 and KV usage 0.2..1.0, so the key owner is skipped about half the time; {@code
    * saturated}: every replica at or above the queue threshold, so every replica is examined and the
    * saturated-fleet walk picks the first ring replica not far behind the shortest queue.
@@ -150,7 +150,12 @@ public class RoutingDecisionBenchmark {
         for (int k = random.nextInt(11); k > 0; k--) view.counter(i).acquire();
         int waiting = reports.equals("typical") ? random.nextInt(7) : 4 + random.nextInt(20);
         double kv = 0.2 + 0.8 * random.nextDouble();
-        view.publish(i, new LoadReport(waiting, 8, kv, Ticker.systemTicker().read(),
+        // Two scrapes a second apart, so that each replica has a recent queue wait (0.1–2 s).
+        long at = Ticker.systemTicker().read();
+        double wait = 0.1 + 1.9 * random.nextDouble();
+        view.publish(i, new LoadReport(waiting, 8, kv, 100.0, 100.0, at - 1_000_000_000L,
+            LoadReport.Source.SCRAPE), false);
+        view.publish(i, new LoadReport(waiting, 8, kv, 100.0 + 10 * wait, 110.0, at,
             LoadReport.Source.SCRAPE), false);
       }
       load = view;

@@ -86,6 +86,14 @@ public interface LoadView {
   }
 
   /**
+   * {@link #queueWait(int, long)} over {@link #meanQueueWait(long)}: how much longer than the
+   * fleet's mean the replica's requests recently waited; NaN when either is unknown.
+   */
+  default double queueWaitRatio(int index, long now) {
+    return queueWait(index, now) / meanQueueWait(now);
+  }
+
+  /**
    * The time reports are aged against, for policies that examine many replicas in one decision:
    * read it once, then call {@link #effectiveQueue(int, long)} and {@link #kvUsage(int, long)}.
    * 0 for views that do not age reports.

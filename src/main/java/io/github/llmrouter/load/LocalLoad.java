@@ -48,10 +48,13 @@ public final class LocalLoad implements LoadView {
   /**
    * {@code base}: Σ (waiting + running − this client's in-flight count at the report); {@code
    * weight}: Σ weight of those replicas; {@code meanQueueWait}: the mean of the fresh recent
-   * queue waits, NaN unless at least two replicas have one.
+   * queue waits, NaN unless at least two replicas have one; {@code waitRatios}: each replica's
+   * recent queue wait over that mean (NaN where either is unknown), precomputed here so that a
+   * decision reads one array element instead of a report.
    */
-  private record ReportSums(long base, double weight, double meanQueueWait) {
-    static final ReportSums NONE = new ReportSums(0, 0, Double.NaN);
+  private record ReportSums(long base, double weight, double meanQueueWait,
+      double[] waitRatios) {
+    static final ReportSums NONE = new ReportSums(0, 0, Double.NaN, null);
   }
 
   /** State shared by every snapshot of one client's view. */
@@ -184,6 +187,18 @@ public final class LocalLoad implements LoadView {
     return sums.meanQueueWait;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here it is computed as reports arrive; a replica whose report goes stale keeps its ratio
+   * until the next report from any replica, but policies read it only for a fresh queue.
+   */
+  @Override
+  public double queueWaitRatio(int index, long now) {
+    double[] ratios = sums.waitRatios;
+    return ratios == null ? Double.NaN : ratios[index];
+  }
+
   /** The replica's latest report, fresh or stale, or null if it never reported. */
   public @Nullable LoadReport lastReport(int index) {
     InFlightCounter.Published p = counters[index].report();
@@ -255,7 +270,13 @@ public final class LocalLoad implements LoadView {
       base += (long) p.waiting() + p.running() - p.inFlightAtReport();
       weight += replicas.get(i).weight();
     }
-    sums = new ReportSums(base, weight, waited >= 2 ? waits / waited : Double.NaN);
+    double mean = waited >= 2 ? waits / waited : Double.NaN;
+    double[] ratios = new double[counters.length];
+    for (int i = 0; i < counters.length; i++) {
+      InFlightCounter.Published p = counters[i].report();
+      ratios[i] = p == null || isStale(p, now) ? Double.NaN : p.queueWaitSeconds() / mean;
+    }
+    sums = new ReportSums(base, weight, mean, ratios);
   }
 
   /**

@@ -242,6 +242,8 @@ public final class PrefixHash implements RoutingPolicy {
     private boolean fleetSurveyed;
     private double fleetLoadPerWeight;
     private double fleetMeanWait;
+    /** Whether the view keeps the fleet's sums (then it also has each replica's wait ratio). */
+    private boolean fleetFromView;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
 
@@ -359,9 +361,9 @@ public final class PrefixHash implements RoutingPolicy {
     private double scaledQueue(int i, int q, long now) {
       surveyFleet(now);
       if (!(fleetMeanWait >= MIN_MEAN_WAIT_SECONDS)) return q;
-      double wait = load.queueWait(i, now);
-      if (!(wait > fleetMeanWait)) return q;
-      return q * Math.min(MAX_WAIT_SCALE, wait / fleetMeanWait);
+      double ratio = fleetFromView ? load.queueWaitRatio(i, now)
+          : load.queueWait(i, now) / fleetMeanWait;
+      return ratio > 1 ? q * Math.min(MAX_WAIT_SCALE, ratio) : q;
     }
 
     /**
@@ -376,6 +378,7 @@ public final class PrefixHash implements RoutingPolicy {
       if (!Double.isNaN(perWeight)) {
         fleetLoadPerWeight = perWeight;
         fleetMeanWait = load.meanQueueWait(now);
+        fleetFromView = true;
         return;
       }
       double[] weights = picker.weights;
