@@ -151,8 +151,12 @@ public final class LocalLoad implements LoadView {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
     if (p == null || p.waiting() < 0 || isStale(p, now)) return -1;
-    long q = (long) p.waiting() + c.get() - p.inFlightAtReport();
-    return q <= 0 ? 0 : (int) Math.min(q, Integer.MAX_VALUE);
+    return (int) Math.min(effectiveQueue(c, p), Integer.MAX_VALUE);
+  }
+
+  /** {@code max(0, waiting + dispatched − completed since the report)}, of a known queue. */
+  private static long effectiveQueue(InFlightCounter c, InFlightCounter.Published p) {
+    return Math.max(0, (long) p.waiting() + c.get() - p.inFlightAtReport());
   }
 
   @Override
@@ -172,8 +176,7 @@ public final class LocalLoad implements LoadView {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
     if (p == null || p.waiting() < 0 || p.running() < 0 || isStale(p, now)) return -1;
-    long q = (long) p.waiting() + c.get() - p.inFlightAtReport();
-    return (int) Math.min((q <= 0 ? 0 : q) + p.running(), Integer.MAX_VALUE);
+    return (int) Math.min(effectiveQueue(c, p) + p.running(), Integer.MAX_VALUE);
   }
 
   @Override
@@ -259,9 +262,13 @@ public final class LocalLoad implements LoadView {
     double weight = 0;
     double waits = 0;
     int waited = 0;
+    // Each fresh wait first, divided by the mean once the pass has found it.
+    double[] ratios = new double[counters.length];
     for (int i = 0; i < counters.length; i++) {
       InFlightCounter.Published p = counters[i].report();
+      ratios[i] = Double.NaN;
       if (p == null || isStale(p, now)) continue;
+      ratios[i] = p.queueWaitSeconds();
       if (!Double.isNaN(p.queueWaitSeconds())) {
         waits += p.queueWaitSeconds();
         waited++;
@@ -271,11 +278,7 @@ public final class LocalLoad implements LoadView {
       weight += replicas.get(i).weight();
     }
     double mean = waited >= 2 ? waits / waited : Double.NaN;
-    double[] ratios = new double[counters.length];
-    for (int i = 0; i < counters.length; i++) {
-      InFlightCounter.Published p = counters[i].report();
-      ratios[i] = p == null || isStale(p, now) ? Double.NaN : p.queueWaitSeconds() / mean;
-    }
+    for (int i = 0; i < ratios.length; i++) ratios[i] /= mean;
     sums = new ReportSums(base, weight, mean, ratios);
   }
 

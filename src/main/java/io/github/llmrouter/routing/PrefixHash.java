@@ -55,12 +55,15 @@ import io.github.llmrouter.replica.ReplicaSet;
  * LoadView.meanQueueWait}, from the replicas' queue-time histograms) is at least {@value
  * #MIN_MEAN_WAIT_SECONDS} s, a replica whose requests recently waited longer than that mean counts
  * its effective queue {@code min(}{@value #MAX_WAIT_SCALE}{@code , wait / mean)} times; otherwise
- * the queue counts as it is. If none qualifies, the whole fleet is saturated and queueing somewhere is unavoidable; moving a
- * request off its key's owner would then only trade a cached prefix for another long queue. So,
- * with {@code shortest} the smallest reported effective queue among the replicas not yet returned,
- * walk the ring again from the same place and take the first replica within the load bound whose
- * (lengthened) effective queue is unknown or below {@code 3 × shortest + queueThreshold}: a saturated replica
- * keeps its keys unless it is far behind the others (a slow or stalled replica). If no replica
+ * the queue counts as it is.
+ *
+ * <p>If none qualifies, the whole fleet is saturated and queueing somewhere is unavoidable; moving
+ * a request off its key's owner would then only trade a cached prefix for another long queue. So,
+ * with {@code shortest} the smallest reported (lengthened) effective queue among the replicas not
+ * yet returned, walk the ring again from the same place and take the first replica within the
+ * load bound whose (lengthened) effective queue is unknown or below {@code 3 × shortest +
+ * queueThreshold}: a saturated replica keeps its keys unless it is far behind the others (a slow
+ * or stalled replica). If no replica
  * within the load bound is below that limit either, take the one with the smallest effective queue
  * per unit of weight, counting this client's in-flight requests for a replica without a fresh
  * report (ties: the fewest in flight per unit of weight, then the first in snapshot order from an
@@ -73,11 +76,10 @@ import io.github.llmrouter.replica.ReplicaSet;
  * with few requests of its own calls a hot key's owner "over bound" after one or two: it raised
  * the hit rate by 2–3.6 points at light load. The queue-wait lengthening tells a slow replica
  * from the others, which a waiting count cannot: it took the runs meeting the p99 and hit-rate
- * targets from 4 to 6 of 10. The saturated-fleet walk departs from "take the
- * smallest queue": an earlier version that sent every request of a saturated fleet to the
- * globally shortest queue made all clients herd onto the same replica between two scrapes and
- * halved the hit rate; the ring-ordered walk keeps the hit rate and still drains the slow
- * replica.
+ * targets from 4 to 6 of 10. The saturated-fleet walk departs from "take the smallest queue": an
+ * earlier version that sent every request of a saturated fleet to the globally shortest queue
+ * made all clients herd onto the same replica between two scrapes and halved the hit rate; the
+ * ring-ordered walk keeps the hit rate and still drains the slow replica.
  *
  * <p><b>Cost.</b> Each replica is examined at most once per walk, and after 8 ring steps without
  * a pick one pass over the replicas checks whether any qualifies, so a saturated fleet costs one
@@ -141,7 +143,7 @@ public final class PrefixHash implements RoutingPolicy {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        reportedLoadFactor, probes, reportedLoad, reportedLoad ? queueThreshold : Integer.MAX_VALUE,
+        reportedLoadFactor, probes, reportedLoad, queueThreshold,
         reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY);
   }
 
@@ -163,7 +165,7 @@ public final class PrefixHash implements RoutingPolicy {
     private final KeyExtractor keyExtractor;
     /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
     private final double[] boundShare;
-    /** c_reported × weight(i): multiplied by the fleet's reported load per weight gives its bound. */
+    /** c_reported × weight(i): times the fleet's reported load per weight, replica i's bound. */
     private final double[] reportedBound;
     private final double[] weights;
     private final double[] inverseWeights;
@@ -411,8 +413,9 @@ public final class PrefixHash implements RoutingPolicy {
     /**
      * One pass over the replicas not yet returned; returns whether one of them may be taken by the
      * ordinary rule, at once if {@code stopIfAnyQualifies}. A pass that runs to the end sets {@link
-     * #leastQueued} (chosen exactly as {@link Rankings#leastQueued} chooses) and {@link
-     * #saturatedLimit}: the effective queue a replica within the load bound must stay below to be taken by the saturated-fleet walk, or -1 if the walk is not the rule to
+     * #leastQueued} (chosen as {@link Rankings#leastQueued} chooses, on lengthened queues) and
+     * {@link #saturatedLimit}: the lengthened effective queue a replica within the load bound must
+     * stay below to be taken by the saturated-fleet walk, or -1 if the walk is not the rule to
      * apply (some replica qualifies after all, or none would meet the limit).
      */
     private boolean survey(double totalPlusOne, long now, boolean stopIfAnyQualifies) {
@@ -462,8 +465,8 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The saturated-fleet rule: from where this call's walk began, the first replica not yet
-     * returned that is within the load bound and whose effective queue (if known) is below
-     * {@link #saturatedLimit}; -1 if the ring runs out first.
+     * returned that is within the load bound and whose lengthened effective queue (if known) is
+     * below {@link #saturatedLimit}; -1 if the ring runs out first.
      */
     private int walkSaturated(int from, double totalPlusOne, long now) {
       HashRing ring = picker.ring;

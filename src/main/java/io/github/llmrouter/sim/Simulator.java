@@ -228,7 +228,7 @@ public final class Simulator {
     }
     ReplicaSet set = ReplicaSet.of(list);
     // Each client routes on the client's own LoadView, aged on a virtual clock: the effective
-    // queue, staleness, fleet-load and drain-rate rules are the production code's.
+    // queue, staleness, fleet-load and queue-wait rules are the production code's.
     VirtualTicker clock = new VirtualTicker();
     Duration staleAfter = Duration.ofNanos(Math.max(1, Math.round(this.staleAfter * 1e9)));
     LocalLoad[] loads = new LocalLoad[clients];
