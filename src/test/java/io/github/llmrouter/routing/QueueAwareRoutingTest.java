@@ -93,7 +93,8 @@ class QueueAwareRoutingTest {
 
     @Test
     void aReplicaWhoseRequestsWaitLongerThanTheFleetsCountsItsQueueLonger() {
-      Arrays.fill(load.queue, 2);
+      Arrays.fill(load.queue, 0); // an idle replica elsewhere: the threshold is 4 exactly
+      load.queue[owner] = 2;
       Arrays.fill(load.wait, 1.0);
       load.wait[owner] = 1.5; // mean 1.0625: 2 × 1.41 = 2.8, below 4
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
@@ -117,6 +118,7 @@ class QueueAwareRoutingTest {
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       Arrays.fill(load.wait, 2.0);
       load.wait[owner] = 0.1;
+      Arrays.fill(load.queue, 0);
       load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD; // a quick replica is not let off
       assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
       load.wait[(owner + 1) % 8] = Double.NaN; // replicas without a wait are left out of the mean
@@ -138,6 +140,47 @@ class QueueAwareRoutingTest {
     }
 
     @Test
+    void aNearlyFullKvCacheStopsMovingKeysOnceEveryCacheIsNearlyFull() {
+      // Every cache nearly full and no queues: a full cache counts as a queue at the threshold
+      // everywhere, so none is far behind and the ring order stands.
+      Arrays.fill(load.queue, 0);
+      Arrays.fill(load.kv, 0.97);
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isEqualTo(owner);
+      assertThat(r.reason()).contains("not far behind the shortest queue");
+      // One replica with room is enough to move the owner's requests off its full cache.
+      int roomy = (owner + 5) % 8;
+      load.kv[roomy] = 0.5;
+      Ranking moved = picker.rank(REQUEST, load);
+      assertThat(moved.next()).isNotEqualTo(owner);
+      assertThat(moved.reason()).contains("KV cache nearly full");
+    }
+
+    @Test
+    void anIdleReplicaAnywhereMakesTheQueueThresholdAbsolute() {
+      Arrays.fill(load.queue, 5);
+      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      // Every queue at least 4: the owner's is the shortest, so it keeps its keys.
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.queue[(owner + 3) % 8] = 0;
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.reason()).contains("reported queue at threshold");
+    }
+
+    @Test
+    void whenEveryReplicaHasAQueueTheOwnerKeepsItsKeysUntilFarBehindTheShortest() {
+      // Shortest 1: the limit is 4 + 3 × 1 = 7.
+      Arrays.fill(load.queue, 1);
+      load.queue[owner] = 6;
+      Ranking kept = picker.rank(REQUEST, load);
+      assertThat(kept.next()).isEqualTo(owner);
+      assertThat(kept.reason()).contains("every replica has a queue");
+      load.queue[owner] = 7;
+      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+    }
+
+    @Test
     void aSaturatedFleetKeepsAffinity() {
       // Every queue at the threshold: skipping the owner would only trade its cached prefix for
       // another long queue, so the ring order stands.
@@ -153,7 +196,7 @@ class QueueAwareRoutingTest {
       Arrays.fill(load.queue, 10);
       int shortest = (owner + 1) % 8;
       load.queue[shortest] = 4;
-      int limit = PrefixHash.SATURATED_QUEUE_RATIO * 4 + PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      int limit = PrefixHash.SHORTEST_QUEUE_MULTIPLE * 4 + PrefixHash.DEFAULT_QUEUE_THRESHOLD;
       load.queue[owner] = limit - 1;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.queue[owner] = limit;
