@@ -127,9 +127,10 @@ public class RoutingDecisionBenchmark {
    * view ({@link LocalLoad}: volatile report snapshots, atomic counters, the system ticker for
    * staleness). Every replica reports a running batch of 8 and a recent queue wait, so every
    * decision applies the reported-load bound and the queue-wait lengthening. {@code typical}: reported
-   * queues 0..6 and KV usage 0.2..1.0, so the key owner is skipped about half the time; {@code
-   * saturated}: every replica at or above the queue threshold, so every replica is examined and the
-   * saturated-fleet walk picks the first ring replica not far behind the shortest queue.
+   * queues 0..6 and KV usage 0.2..1.0, so the key owner is at a threshold about half the time and
+   * the decision looks for an idle replica with room (which fixes the limit) before skipping it;
+   * {@code saturated}: every replica at or above the queue threshold, so one pass over all 64 finds
+   * the shortest queue and the owner keeps its key unless far behind it.
    */
   public static class ReportedDecision extends Decision {
     @Param({"typical", "saturated"})

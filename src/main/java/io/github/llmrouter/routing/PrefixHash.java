@@ -81,7 +81,7 @@ import io.github.llmrouter.replica.ReplicaSet;
  * momentarily dipped below 4, scattering every hot prefix over several caches, and honouring
  * the KV threshold in a fleet whose caches were all nearly full sent the spill to the one
  * replica whose cache was not, the slow one; the relative limit lost 1 point of hit rate less and
- * met both targets in all 20 seeded runs at 2.75×, where the earlier rule met them in 10.
+ * met both targets in all 20 seeded runs at 2.75×, where the earlier rule met them in 11.
  *
  * <p><b>Cost.</b> Each replica is examined at most once per walk. A replica below the thresholds
  * is taken without looking at the others; one at a threshold costs one pass over the replicas to
@@ -250,8 +250,9 @@ public final class PrefixHash implements RoutingPolicy {
     private int walked;
     private int returned;
     private String reason = "";
-    /** Whether this call's {@link #survey} has run, and its results. */
-    private boolean surveyed;
+    /** Whether this call's {@link #survey} has set {@link #queueLimit}; and {@link #leastQueued}. */
+    private boolean limitKnown;
+    private boolean surveyComplete;
     /** Set by {@link #survey}: whether any replica not yet returned is within its load bound. */
     private boolean anyCandidate;
     /** Set by {@link #survey}: the pressure a replica at a threshold must stay below. */
@@ -281,7 +282,9 @@ public final class PrefixHash implements RoutingPolicy {
       int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
       long now = load.now(); // one clock read per decision, however many replicas are examined
-      surveyed = false; // the survey covers the replicas not yet returned: once per call
+      // The survey covers the replicas not yet returned: at most once per call.
+      limitKnown = false;
+      surveyComplete = false;
       int skipped = -1;
       // Replicas examined and skipped in this call, so that each is examined once however many
       // ring points it owns.
@@ -295,7 +298,7 @@ public final class PrefixHash implements RoutingPolicy {
       int steps = 0;
       while (walked < size && unexamined > 0) {
         if (++steps == PRECHECK_STEPS) {
-          survey(totalPlusOne, now);
+          survey(totalPlusOne, now, false);
           if (!anyCandidate) break;
         }
         int position = start + walked;
@@ -325,7 +328,7 @@ public final class PrefixHash implements RoutingPolicy {
         unexamined--;
       }
       // No replica can be taken, or the ring ran out before reaching one that can.
-      survey(totalPlusOne, now);
+      survey(totalPlusOne, now, true);
       reason = skipped >= 0 || returned == 0 ? NONE_LEFT : FAILOVER_REST;
       return take(leastQueued, n);
     }
@@ -344,7 +347,7 @@ public final class PrefixHash implements RoutingPolicy {
       if (queue < picker.queueThreshold && !kvFull) return -1;
       // Only now is the shortest queue needed: a replica below the thresholds is taken without a
       // pass over the fleet.
-      survey(totalPlusOne, now);
+      survey(totalPlusOne, now, false);
       if (pressure(queue, kvFull) >= queueLimit) return queue >= picker.queueThreshold ? 1 : 2;
       queued = true;
       return -1;
@@ -433,15 +436,16 @@ public final class PrefixHash implements RoutingPolicy {
     }
 
     /**
-     * Once per call, one pass over the replicas not yet returned. Sets {@link #anyCandidate}
-     * (some replica is within its load bound), {@link #queueLimit} ({@code queueThreshold + 3 ×
-     * shortest}, {@code shortest} the smallest {@link #pressure} among the replicas within their
-     * bound) and {@link #leastQueued} (chosen as {@link Rankings#leastQueued} chooses, on
-     * lengthened queues).
+     * At most once per call, one pass over the replicas not yet returned. Sets {@link
+     * #anyCandidate} (some replica is within its load bound) and {@link #queueLimit} ({@code
+     * queueThreshold + 3 × shortest}, {@code shortest} the smallest {@link #pressure} among the
+     * replicas within their bound); unless it stops at the first idle replica with room (which
+     * fixes the limit), which only a caller not {@code needLeastQueued} allows, it also sets
+     * {@link #leastQueued} (chosen as {@link Rankings#leastQueued} chooses, on lengthened
+     * queues).
      */
-    private void survey(double totalPlusOne, long now) {
-      if (surveyed) return;
-      surveyed = true;
+    private void survey(double totalPlusOne, long now, boolean needLeastQueued) {
+      if (surveyComplete || (limitKnown && !needLeastQueued)) return;
       int n = picker.weights.length;
       double[] inverse = picker.inverseWeights;
       int from = start % n;
@@ -449,6 +453,7 @@ public final class PrefixHash implements RoutingPolicy {
       double bestQueue = Double.MAX_VALUE;
       double bestInFlight = Double.MAX_VALUE;
       double shortest = Double.MAX_VALUE;
+      boolean complete = true;
       for (int k = 0; k < n; k++) {
         int i = from + k;
         if (i >= n) i -= n;
@@ -456,10 +461,6 @@ public final class PrefixHash implements RoutingPolicy {
         int inFlight = load.inFlight(i);
         int q = queueOf(i, now);
         double scaled = q > 0 ? scaledQueue(i, q, now) : 0;
-        if (withinBound(i, q, totalPlusOne, now)) {
-          shortest = Math.min(shortest,
-              pressure(scaled, load.kvUsage(i, now) >= picker.kvUsageThreshold));
-        }
         double queue = (q >= 0 ? scaled : inFlight) * inverse[i];
         double f = inFlight * inverse[i];
         if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
@@ -467,8 +468,28 @@ public final class PrefixHash implements RoutingPolicy {
           bestInFlight = f;
           best = i;
         }
+        // The bound and the KV usage matter only for a pressure that would be the shortest.
+        double pressure = scaled;
+        if (pressure < shortest) {
+          if (pressure < picker.queueThreshold
+              && load.kvUsage(i, now) >= picker.kvUsageThreshold) {
+            pressure = picker.queueThreshold;
+          }
+          if (pressure < shortest && withinBound(i, q, totalPlusOne, now)) {
+            shortest = pressure;
+            // An idle replica with room: the limit is the threshold itself, whatever the rest.
+            if (pressure == 0 && !needLeastQueued) {
+              complete = false;
+              break;
+            }
+          }
+        }
       }
-      leastQueued = best;
+      if (complete) {
+        leastQueued = best;
+        surveyComplete = true;
+      }
+      limitKnown = true;
       anyCandidate = shortest != Double.MAX_VALUE;
       queueLimit = anyCandidate ? picker.queueThreshold + SHORTEST_QUEUE_MULTIPLE * shortest
           : picker.queueThreshold;
