@@ -162,7 +162,12 @@ class QueueAwareRoutingTest {
       load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD;
       // Every queue at least 4: the owner's is the shortest, so it keeps its keys.
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
-      load.queue[(owner + 3) % 8] = 0;
+      int idle = (owner + 3) % 8;
+      load.queue[idle] = 0;
+      // An idle replica over its load bound is no alternative: it does not count.
+      load.inFlight[idle] = 40;
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
+      load.inFlight[idle] = 0;
       Ranking r = picker.rank(REQUEST, load);
       assertThat(r.next()).isNotEqualTo(owner);
       assertThat(r.reason()).contains("reported queue at threshold");
