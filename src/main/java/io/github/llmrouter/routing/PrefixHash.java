@@ -250,8 +250,9 @@ public final class PrefixHash implements RoutingPolicy {
     private int walked;
     private int returned;
     private String reason = "";
-    /** Whether this call's {@link #survey} has set {@link #queueLimit}; and {@link #leastQueued}. */
+    /** Whether this call's {@link #survey} has set {@link #queueLimit}. */
     private boolean limitKnown;
+    /** Whether this call's {@link #survey} ran to the end, setting {@link #leastQueued} too. */
     private boolean surveyComplete;
     /** Set by {@link #survey}: whether any replica not yet returned is within its load bound. */
     private boolean anyCandidate;
