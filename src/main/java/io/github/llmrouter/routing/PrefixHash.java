@@ -102,8 +102,8 @@ public final class PrefixHash implements RoutingPolicy {
   public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
   /**
-   * A replica whose queue is at {@code queueThreshold} keeps its keys while the queue stays below
-   * {@code queueThreshold} plus this many times the shortest queue among the candidates.
+   * A replica whose pressure is at {@code queueThreshold} keeps its keys while it stays below
+   * {@code queueThreshold} plus this many times the shortest among the replicas within bound.
    */
   static final int SHORTEST_QUEUE_MULTIPLE = 3;
   /** The most a replica's longer queue wait can lengthen its queue: {@value}×. */
@@ -242,6 +242,10 @@ public final class PrefixHash implements RoutingPolicy {
     private static final String FAILOVER_REST = "failover: least loaded of the rest";
     /** Ring steps without a pick before checking whether any replica can be taken at all. */
     private static final int PRECHECK_STEPS = 8;
+    /** {@link #whyNot}: take it. */
+    private static final int TAKE = -1;
+    /** {@link #whyNot}: take it, though its pressure is at the threshold. */
+    private static final int TAKE_QUEUED = -2;
 
     private final Picker picker;
     private final LoadView load;
@@ -260,8 +264,6 @@ public final class PrefixHash implements RoutingPolicy {
     private double queueLimit;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
-    /** Whether the replica {@link #whyNot} just accepted has a queue at the threshold. */
-    private boolean queued;
     /** Whether {@link #surveyFleet} has run, and its results. */
     private boolean fleetSurveyed;
     private double fleetLoadPerWeight;
@@ -314,7 +316,7 @@ public final class PrefixHash implements RoutingPolicy {
         }
         int why = whyNot(owner, totalPlusOne, now);
         if (why < 0) {
-          reason = queued ? QUEUED
+          reason = why == TAKE_QUEUED ? QUEUED
               : returned > 0 ? FAILOVER : skipped < 0 ? OWNER : SKIPPED_OWNER[skipped];
           return take(owner, n);
         }
@@ -335,32 +337,32 @@ public final class PrefixHash implements RoutingPolicy {
     }
 
     /**
-     * -1 if {@code i} may be taken; otherwise why not: 0 over the load bound, 1 effective queue at
-     * the threshold and far behind the shortest, 2 KV usage at the threshold and no replica with
-     * room left.
+     * {@link #TAKE} or {@link #TAKE_QUEUED} (at a threshold, but not far behind the shortest) if
+     * {@code i} may be taken; otherwise why not: 0 over the load bound, 1 effective queue at the
+     * threshold and far behind the shortest, 2 KV usage at the threshold and no replica with room
+     * left.
      */
     private int whyNot(int i, double totalPlusOne, long now) {
-      queued = false;
       int q = queueOf(i, now);
       if (!withinBound(i, q, totalPlusOne, now)) return 0;
       double queue = q > 0 ? scaledQueue(i, q, now) : 0;
-      boolean kvFull = load.kvUsage(i, now) >= picker.kvUsageThreshold;
-      if (queue < picker.queueThreshold && !kvFull) return -1;
+      double pressure = pressure(i, queue, now);
+      if (pressure < picker.queueThreshold) return TAKE;
       // Only now is the shortest queue needed: a replica below the thresholds is taken without a
       // pass over the fleet.
       survey(totalPlusOne, now, false);
-      if (pressure(queue, kvFull) >= queueLimit) return queue >= picker.queueThreshold ? 1 : 2;
-      queued = true;
-      return -1;
+      if (pressure < queueLimit) return TAKE_QUEUED;
+      return queue >= picker.queueThreshold ? 1 : 2;
     }
 
     /**
-     * A replica's pressure: its lengthened effective queue (0 if unknown), raised to {@code queueThreshold} if its KV cache is
-     * nearly full: a full cache admits no new prompt until memory frees, so it is as good as a
-     * queue at the threshold.
+     * Replica {@code i}'s pressure: its lengthened effective queue {@code queue} (0 if unknown),
+     * raised to {@code queueThreshold} if its KV cache is nearly full: a full cache admits no new
+     * prompt until memory frees, so it is as good as a queue at the threshold.
      */
-    private double pressure(double queue, boolean kvFull) {
-      return kvFull ? Math.max(queue, picker.queueThreshold) : queue;
+    private double pressure(int i, double queue, long now) {
+      return queue < picker.queueThreshold && load.kvUsage(i, now) >= picker.kvUsageThreshold
+          ? picker.queueThreshold : queue;
     }
 
     /**
@@ -469,13 +471,9 @@ public final class PrefixHash implements RoutingPolicy {
           bestInFlight = f;
           best = i;
         }
-        // The bound and the KV usage matter only for a pressure that would be the shortest.
-        double pressure = scaled;
-        if (pressure < shortest) {
-          if (pressure < picker.queueThreshold
-              && load.kvUsage(i, now) >= picker.kvUsageThreshold) {
-            pressure = picker.queueThreshold;
-          }
+        // The KV usage and the bound matter only for a queue that could be the shortest.
+        if (scaled < shortest) {
+          double pressure = pressure(i, scaled, now);
           if (pressure < shortest && withinBound(i, q, totalPlusOne, now)) {
             shortest = pressure;
             // An idle replica with room: the limit is the threshold itself, whatever the rest.
