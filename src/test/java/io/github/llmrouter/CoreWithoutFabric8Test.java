@@ -8,7 +8,7 @@ import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.replica.AddressLookup;
 import io.github.llmrouter.replica.DnsResolver;
 import io.github.llmrouter.replica.HealthCheck;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;

@@ -19,7 +19,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ManualTicker;
 import java.time.Duration;

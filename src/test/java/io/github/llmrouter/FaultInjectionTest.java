@@ -9,7 +9,7 @@ import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ManualTicker;
 import java.time.Duration;

@@ -11,7 +11,7 @@ import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.load.LoadReporting;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.routing.PrefixHash;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.routing.PrefixHash;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import java.time.Duration;
 
 /**

@@ -18,7 +18,7 @@ import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.sim.EmulatedReplica;
+import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
-package io.github.llmrouter.sim;
+package io.github.llmrouter.emulator;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.github.llmrouter.routing.Hashing;
-import io.github.llmrouter.sim.EmulatedEngine.Abort;
-import io.github.llmrouter.sim.EmulatedFaults.Fault;
+import io.github.llmrouter.emulator.EmulatedEngine.Abort;
+import io.github.llmrouter.emulator.EmulatedFaults.Fault;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

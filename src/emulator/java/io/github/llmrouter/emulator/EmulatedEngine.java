@@ -1,4 +1,4 @@
-package io.github.llmrouter.sim;
+package io.github.llmrouter.emulator;
 
 import io.github.llmrouter.routing.Hashing;
 import java.math.BigDecimal;

@@ -1,4 +1,4 @@
-package io.github.llmrouter.sim;
+package io.github.llmrouter.emulator;
 
 import static java.util.Objects.requireNonNull;
 

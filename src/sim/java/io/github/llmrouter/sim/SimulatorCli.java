@@ -14,7 +14,7 @@ import java.util.Locale;
  * optionally sweeps the rate multiplier and writes a self-contained HTML report.
  *
  * <pre>
- * mvn -B -q compile exec:java@sim -Dexec.args="--trace src/jmh/resources/traces/mooncake_conversation_trace.jsonl --html target/sim.html"
+ * mvn -B -q test-compile exec:java@sim -Dexec.args="--trace src/jmh/resources/traces/mooncake_conversation_trace.jsonl --html target/sim.html"
  * </pre>
  *
  * Run with {@code --help} for every option.
