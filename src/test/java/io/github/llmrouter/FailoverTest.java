@@ -180,7 +180,7 @@ class FailoverTest {
         .setHeader("Retry-After", "3600").body("slow down").build());
     byId.get(ranks.get(1)).enqueue(new MockResponse.Builder().code(503)
         .setHeader("Retry-After", "0").body("").build());
-    byId.get(ranks.get(2)).enqueue(ok(CHAT_JSON));
+    byId.get(ranks.get(1)).enqueue(ok(CHAT_JSON));
     byId.get(ranks.get(2)).enqueue(ok(CHAT_JSON));
     RetryPolicy retry = RetryPolicy.builder().initialBackoff(Duration.ofMillis(1))
         .maxBackoff(Duration.ofMillis(1)).jitter(0).maxRetryAfter(Duration.ofMinutes(1)).build();
