@@ -2,7 +2,6 @@ package io.github.llmrouter;
 
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
-import static io.github.llmrouter.Fixtures.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,15 +13,12 @@ import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.load.LoadReporting;
-import java.net.InetAddress;
+import io.github.llmrouter.testing.ScriptedServer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import mockwebserver3.Dispatcher;
-import mockwebserver3.MockResponse;
-import mockwebserver3.MockWebServer;
-import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,14 +32,14 @@ class MalformedAnswersTest {
   private static final RetryPolicy FAST = RetryPolicy.builder().initialBackoff(Duration.ZERO)
       .maxBackoff(Duration.ZERO).build();
 
-  private final MockWebServer bad = new MockWebServer();
-  private final MockWebServer good = new MockWebServer();
+  private static final Map<String, String> JSON = Map.of("Content-Type", "application/json");
+
+  private final ScriptedServer bad = new ScriptedServer();
+  private final ScriptedServer good = new ScriptedServer();
 
   @BeforeEach
-  void start() throws Exception {
-    bad.start(InetAddress.getLoopbackAddress(), 0);
-    good.start(InetAddress.getLoopbackAddress(), 0);
-    good.setDispatcher(always(ok(CHAT_JSON)));
+  void start() {
+    good.answer(200, JSON, CHAT_JSON);
   }
 
   @AfterEach
@@ -52,19 +48,10 @@ class MalformedAnswersTest {
     good.close();
   }
 
-  private static Dispatcher always(MockResponse response) {
-    return new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        return response;
-      }
-    };
-  }
-
-  private LlmClient client(MockWebServer... servers) {
+  private LlmClient client(ScriptedServer... servers) {
     LlmClient.Builder b = LlmClient.builder().retryPolicy(FAST)
         .loadReporting(LoadReporting.disabled());
-    for (MockWebServer s : servers) b.replicas(s.url("/").toString());
+    for (ScriptedServer s : servers) b.replicas(s.url());
     return b.build();
   }
 
@@ -73,9 +60,9 @@ class MalformedAnswersTest {
       "{\"choices\":[null]}", "{\"object\":\"chat.completion\",\"data\":[]}", "[]", "\"ok\"", "42",
       ""})
   void aMalformedAnswerFailsOverAndNoCallReturnsNull(String body) throws Exception {
-    bad.setDispatcher(always(ok(body)));
+    bad.answer(200, JSON, body);
     try (LlmClient client = client(bad, good)) {
-      for (int i = 0; i < 10; i++) {
+      for (int i = 0; i < 20; i++) {
         ChatResponse sync = client.chat(chat("question " + i));
         assertThat(sync).isNotNull();
         assertThat(sync.text()).isEqualTo("hello");
@@ -84,13 +71,13 @@ class MalformedAnswersTest {
         assertThat(async.text()).isEqualTo("hello");
       }
     }
-    assertThat(bad.getRequestCount()).as("the bad replica was asked").isPositive();
+    assertThat(bad.requests()).as("the bad replica was asked").isPositive();
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"null", "{}", "{\"choices\":[]}"})
   void aFleetOfMalformedAnswersGivesUpWithTheMalformedAttempts(String body) {
-    bad.setDispatcher(always(ok(body)));
+    bad.answer(200, JSON, body);
     try (LlmClient client = client(bad)) {
       assertThatThrownBy(() -> client.chat(chat("x")))
           .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> assertThat(e.attempts())
@@ -105,7 +92,7 @@ class MalformedAnswersTest {
   @ParameterizedTest
   @ValueSource(strings = {"{}", "{\"object\":\"list\"}", "{\"data\":null}", "null"})
   void embeddingsWithoutDataAndCompletionsWithoutChoicesAreMalformed(String body) {
-    bad.setDispatcher(always(ok(body)));
+    bad.answer(200, JSON, body);
     try (LlmClient client = client(bad)) {
       assertThatThrownBy(() -> client.embeddings(
           EmbeddingRequest.builder("e", List.of("a")).build()))
