@@ -7,6 +7,7 @@ package io.github.llmrouter.api;
  * later).
  */
 public final class FleetSaturatedException extends LlmException {
+  /** Admission refused, and why. */
   public FleetSaturatedException(String message) {
     super(message);
   }

@@ -5,6 +5,7 @@ package io.github.llmrouter.api;
  * refused or reset connections, unknown hosts, TLS failures, a response cut short.
  */
 public final class ReplicaUnreachableException extends LlmException {
+  /** Talking to {@code replicaId} failed with {@code cause}. */
   public ReplicaUnreachableException(String replicaId, Throwable cause) {
     super("replica " + replicaId + " unreachable: " + cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")"), replicaId, cause);
