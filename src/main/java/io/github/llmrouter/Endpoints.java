@@ -6,6 +6,8 @@ import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.transport.ResponseShape;
 import io.github.llmrouter.transport.SseStream;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,68 +20,53 @@ final class Endpoints {
   static final String EMBEDDINGS_PATH = "/v1/embeddings";
 
   /** A chat completion holds at least one choice. */
-  static final ResponseShape<ChatResponse> CHAT = new ResponseShape<>() {
-    @Override
-    public Class<ChatResponse> type() {
-      return ChatResponse.class;
-    }
-
-    @Override
-    public @Nullable String defect(ChatResponse value) {
-      return value.choices().isEmpty() ? "no choices" : null;
-    }
-  };
+  static final ResponseShape<ChatResponse> CHAT =
+      shape(ChatResponse.class, r -> r.choices().isEmpty(), "no choices");
 
   /** A text completion holds at least one choice. */
-  static final ResponseShape<CompletionResponse> COMPLETION = new ResponseShape<>() {
-    @Override
-    public Class<CompletionResponse> type() {
-      return CompletionResponse.class;
-    }
-
-    @Override
-    public @Nullable String defect(CompletionResponse value) {
-      return value.choices().isEmpty() ? "no choices" : null;
-    }
-  };
+  static final ResponseShape<CompletionResponse> COMPLETION =
+      shape(CompletionResponse.class, r -> r.choices().isEmpty(), "no choices");
 
   /** An embeddings answer holds at least one vector. */
-  static final ResponseShape<EmbeddingResponse> EMBEDDINGS = new ResponseShape<>() {
-    @Override
-    public Class<EmbeddingResponse> type() {
-      return EmbeddingResponse.class;
-    }
+  static final ResponseShape<EmbeddingResponse> EMBEDDINGS =
+      shape(EmbeddingResponse.class, r -> r.data().isEmpty(), "no data");
 
-    @Override
-    public @Nullable String defect(EmbeddingResponse value) {
-      return value.data().isEmpty() ? "no data" : null;
-    }
-  };
+  private static <T> ResponseShape<T> shape(Class<T> type, Predicate<T> incomplete,
+      String defect) {
+    return new ResponseShape<>() {
+      @Override
+      public Class<T> type() {
+        return type;
+      }
 
-  static final SseStream.ChunkAdapter<ChatChunk> CHAT_CHUNKS = new SseStream.ChunkAdapter<>() {
-    @Override
-    public String textOf(ChatChunk chunk) {
-      return chunk.text();
-    }
+      @Override
+      public @Nullable String defect(T value) {
+        return incomplete.test(value) ? defect : null;
+      }
+    };
+  }
 
-    @Override
-    public boolean isFinal(ChatChunk chunk) {
-      return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-    }
-  };
+  static final SseStream.ChunkAdapter<ChatChunk> CHAT_CHUNKS = chunks(ChatChunk::text,
+      c -> !c.choices().isEmpty() && c.choices().get(0).finishReason() != null);
 
   static final SseStream.ChunkAdapter<CompletionResponse> COMPLETION_CHUNKS =
-      new SseStream.ChunkAdapter<>() {
-        @Override
-        public String textOf(CompletionResponse chunk) {
-          return chunk.text();
-        }
+      chunks(CompletionResponse::text,
+          c -> !c.choices().isEmpty() && c.choices().get(0).finishReason() != null);
 
-        @Override
-        public boolean isFinal(CompletionResponse chunk) {
-          return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-        }
-      };
+  private static <T> SseStream.ChunkAdapter<T> chunks(Function<T, String> text,
+      Predicate<T> isFinal) {
+    return new SseStream.ChunkAdapter<>() {
+      @Override
+      public String textOf(T chunk) {
+        return text.apply(chunk);
+      }
+
+      @Override
+      public boolean isFinal(T chunk) {
+        return isFinal.test(chunk);
+      }
+    };
+  }
 
   private Endpoints() {}
 }
