@@ -23,7 +23,8 @@ class MetricsBodyCapTest {
     AtomicLong written = new AtomicLong();
     HttpServer server = HttpServer.create(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    byte[] line = "# HELP padding an endless metrics page\n".repeat(256)
+    // Readable lines: a client that read the first 4 MiB and parsed them would publish a report.
+    byte[] line = "vllm:num_requests_waiting{model_name=\"m\"} 7\n".repeat(256)
         .getBytes(StandardCharsets.UTF_8);
     server.createContext("/metrics", ex -> {
       ex.sendResponseHeaders(200, 0); // chunked, never ending (up to a safety limit)
@@ -44,6 +45,8 @@ class MetricsBodyCapTest {
         .build()) {
       client.scrapeLoadNow().get(60, TimeUnit.SECONDS);
       assertThat(client.fleet().scrapeFailures()).isEqualTo(1);
+      assertThat(client.fleet().replicas().get(0).reportedWaiting())
+          .as("nothing published from a cut-off body").isEqualTo(-1);
     } finally {
       server.stop(0);
     }

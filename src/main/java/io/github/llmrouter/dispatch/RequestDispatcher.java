@@ -317,8 +317,15 @@ public final class RequestDispatcher {
     try {
       call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), false);
     } catch (LlmException e) {
+      // The deadline passed before the exchange could start, or the request cannot be built:
+      // neither is worth another attempt, and failed() says so (and returns the permission).
       counter.release();
-      future.completeExceptionally(e);
+      try {
+        a.failed(replica, e);
+        future.completeExceptionally(e); // not reached: failed() throws the final failure
+      } catch (LlmException end) {
+        future.completeExceptionally(end);
+      }
       return;
     }
     // Cancelling the caller's future cancels the exchange.
@@ -507,7 +514,7 @@ public final class RequestDispatcher {
     long attemptTimeoutNanos() {
       if (callTimeoutNanos <= 0) return 0;
       long left = callTimeoutNanos - (ticker.read() - startNanos);
-      if (left <= 0) throw deadline(null);
+      if (left <= 0) throw deadline(null); // failed() ends the call with it
       return left;
     }
 
@@ -564,7 +571,7 @@ public final class RequestDispatcher {
         safely(() -> listener.onAttemptFailed(event));
       }
       if (willRetry) return backoff;
-      if (isDeadline(failure)) throw deadline(failure);
+      if (isDeadline(failure)) throw fail(deadline(failure));
       if (whyNot.equals("not retryable")) {
         // The replica judged the request: the answer stands, with the earlier attempts attached.
         for (FailedAttempt f : failures) if (f.failure() != failure) failure.addSuppressed(f.failure());
@@ -591,15 +598,18 @@ public final class RequestDispatcher {
           : new RetriesExhaustedException(why, failures));
     }
 
-    /** The call's deadline passed; {@code last} is the attempt it cut short, if any. */
-    private LlmException deadline(@Nullable LlmException last) {
+    /**
+     * The call's deadline passed; {@code last} is the attempt it cut short, if any. Not reported
+     * yet: the caller hands it to {@link #fail}, or throws it into {@link #failed}.
+     */
+    private LlmTimeoutException deadline(@Nullable LlmException last) {
       LlmTimeoutException e = new LlmTimeoutException("call deadline of "
           + Duration.ofNanos(callTimeoutNanos) + " expired after " + attempt + " attempt"
           + (attempt == 1 ? "" : "s"), null, last, false);
       if (failures != null) {
         for (FailedAttempt f : failures) if (f.failure() != last) e.addSuppressed(f.failure());
       }
-      return fail(e);
+      return e;
     }
 
     /** Reports the call's end and returns {@code failure} for throwing. */
