@@ -166,8 +166,11 @@ public final class LlmClient implements AutoCloseable {
   }
 
   /**
-   * A blocking chat completion: the answer, never null; or an {@link LlmException} (see the class
-   * comment for which).
+   * A blocking chat completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed (see the class comment for which)
    */
   public ChatResponse chat(ChatRequest request) {
     requireNonNull(request, "request");
@@ -176,9 +179,11 @@ public final class LlmClient implements AutoCloseable {
   }
 
   /**
-   * An asynchronous chat completion; the future completes on an I/O thread, with the answer or an
-   * {@link LlmException}. Never throws (but for a null request): every failure, even a closed
-   * client, completes the future exceptionally.
+   * An asynchronous chat completion. Never throws (but for a null request): every failure, even
+   * a closed client, completes the future exceptionally.
+   *
+   * @param request the request
+   * @return completes on an I/O thread with the answer (never null) or an {@link LlmException}
    */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     requireNonNull(request, "request");
@@ -189,6 +194,10 @@ public final class LlmClient implements AutoCloseable {
   /**
    * A streamed chat completion, returned once its first chunk has arrived. Close the stream (use
    * try-with-resources) to release the connection early.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     requireNonNull(request, "request");
@@ -196,35 +205,63 @@ public final class LlmClient implements AutoCloseable {
         body(request, true), ChatChunk.class, Endpoints.CHAT_CHUNKS);
   }
 
-  /** A blocking text completion: the answer, never null; or an {@link LlmException}. */
+  /**
+   * A blocking text completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public CompletionResponse completion(CompletionRequest request) {
     requireNonNull(request, "request");
     return dispatcher.call("completion", Endpoints.COMPLETIONS_PATH, routing(request),
         body(request, false), Endpoints.COMPLETION);
   }
 
-  /** An asynchronous text completion; never throws, as {@link #chatAsync} does not. */
+  /**
+   * An asynchronous text completion; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     requireNonNull(request, "request");
     return async(() -> dispatcher.callAsync("completion", Endpoints.COMPLETIONS_PATH,
         routing(request), body(request, false), Endpoints.COMPLETION));
   }
 
-  /** A streamed text completion, returned once its first chunk has arrived. */
+  /**
+   * A streamed text completion, returned once its first chunk has arrived.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
+   */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     requireNonNull(request, "request");
     return dispatcher.stream("completion.stream", Endpoints.COMPLETIONS_PATH, routing(request),
         body(request, true), CompletionResponse.class, Endpoints.COMPLETION_CHUNKS);
   }
 
-  /** Blocking embeddings: the answer, never null; or an {@link LlmException}. */
+  /**
+   * Blocking embeddings.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     requireNonNull(request, "request");
     return dispatcher.call("embeddings", Endpoints.EMBEDDINGS_PATH, routing(request),
         body(request, false), Endpoints.EMBEDDINGS);
   }
 
-  /** Asynchronous embeddings; never throws, as {@link #chatAsync} does not. */
+  /**
+   * Asynchronous embeddings; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     requireNonNull(request, "request");
     return async(() -> dispatcher.callAsync("embeddings", Endpoints.EMBEDDINGS_PATH,
@@ -541,6 +578,9 @@ public final class LlmClient implements AutoCloseable {
      * apiKey(System.getenv("VLLM_API_KEY"))} works whether the variable is set or not. {@link
      * #build()} rejects a blank key and one that is not a valid header value (a line break, a
      * control or non-ASCII character, leading or trailing whitespace), without showing it.
+     *
+     * @param apiKey the key, or null for none
+     * @return this builder
      */
     public Builder apiKey(@Nullable String apiKey) {
       this.apiKey = apiKey;

@@ -18,7 +18,14 @@ import java.util.OptionalInt;
  */
 public record FailedAttempt(int number, String replicaId, Duration duration,
     LlmException failure) {
-  /** Checks the components. */
+  /**
+   * Checks the components.
+   *
+   * @param number the attempt's number within its call, from 1
+   * @param replicaId the replica the attempt went to
+   * @param duration from sending the request to the failure
+   * @param failure what went wrong
+   */
   public FailedAttempt {
     if (number < 1) throw new IllegalArgumentException("number must be >= 1, got " + number);
     requireNonNull(replicaId, "replicaId");
@@ -26,7 +33,11 @@ public record FailedAttempt(int number, String replicaId, Duration duration,
     requireNonNull(failure, "failure");
   }
 
-  /** The HTTP status the replica answered with, or empty if it sent no HTTP answer. */
+  /**
+   * The HTTP status the replica answered with.
+   *
+   * @return the status, or empty if the replica sent no HTTP answer
+   */
   public OptionalInt status() {
     return failure instanceof ReplicaHttpException
         ? OptionalInt.of(((ReplicaHttpException) failure).status()) : OptionalInt.empty();

@@ -30,7 +30,11 @@ import org.jspecify.annotations.Nullable;
 public class LlmException extends RuntimeException {
   private final @Nullable String replicaId;
 
-  /** A failure that concerns no replica, without a cause. */
+  /**
+   * A failure that concerns no replica, without a cause.
+   *
+   * @param message what went wrong, naming no secret
+   */
   public LlmException(String message) {
     this(message, null, null);
   }
@@ -38,6 +42,7 @@ public class LlmException extends RuntimeException {
   /**
    * A failure.
    *
+   * @param message what went wrong, naming no secret
    * @param replicaId the replica it concerns, or null
    * @param cause what caused it, or null
    */

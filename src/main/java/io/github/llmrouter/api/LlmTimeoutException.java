@@ -17,13 +17,18 @@ import org.jspecify.annotations.Nullable;
  * for a stream that broke.
  */
 public final class LlmTimeoutException extends LlmException {
+  /** Whether another replica may answer in time. */
   private final boolean retryable;
   private final transient List<?> received;
+  /** The text of the first choice received before the timeout. */
   private final String receivedText;
 
   /**
    * A timeout before any chunk of an answer reached the caller.
    *
+   * @param message what timed out, and after how long
+   * @param replicaId the replica concerned, or null for the call's deadline
+   * @param cause the I/O timeout, or the failure the deadline cut short; or null
    * @param retryable whether another replica may answer in time (a timeout of one replica, not
    *     the call's deadline)
    */
@@ -35,6 +40,9 @@ public final class LlmTimeoutException extends LlmException {
   /**
    * A stream that timed out after {@code received} reached the caller; never retryable.
    *
+   * @param message what timed out, and after how many chunks
+   * @param replicaId the replica that served the stream
+   * @param cause the I/O timeout or the deadline's failure, or null
    * @param received the chunks delivered before the timeout, in order
    * @param receivedText the concatenated text of the first choice delivered before it
    */
@@ -57,15 +65,20 @@ public final class LlmTimeoutException extends LlmException {
   }
 
   /**
-   * The chunks of a stream delivered before it timed out, in order ({@link ChatChunk} or {@link
-   * CompletionResponse}); empty if the timeout came before the first chunk or ended a non-streamed
-   * call.
+   * The chunks of a stream delivered before it timed out.
+   *
+   * @return the chunks in order ({@link ChatChunk} or {@link CompletionResponse}); empty if the
+   *     timeout came before the first chunk or ended a non-streamed call
    */
   public List<?> receivedChunks() {
     return received;
   }
 
-  /** The concatenated text of the first choice delivered before the timeout; empty if none. */
+  /**
+   * The text delivered before the timeout.
+   *
+   * @return the concatenated text of the first choice; empty if none
+   */
   public String receivedText() {
     return receivedText;
   }

@@ -9,6 +9,7 @@ public final class MalformedResponseException extends LlmException {
   /**
    * A malformed answer.
    *
+   * @param replicaId the replica that sent it
    * @param what what was malformed, for the message (e.g. {@code "JSON body (no choices)"})
    * @param cause the parse failure
    */

@@ -6,7 +6,11 @@ package io.github.llmrouter.api;
  * again before the deadline.
  */
 public final class NoReplicaAvailableException extends LlmException {
-  /** A call that made no attempt, and why. */
+  /**
+   * A call that made no attempt.
+   *
+   * @param message why
+   */
   public NoReplicaAvailableException(String message) {
     super(message);
   }

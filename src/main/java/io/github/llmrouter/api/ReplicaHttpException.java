@@ -20,15 +20,22 @@ public final class ReplicaHttpException extends LlmException {
   /** The longest server message put in {@link #getMessage()}: {@value} characters. */
   public static final int MAX_SERVER_MESSAGE_CHARS = 200;
 
+  /** The HTTP status. */
   private final int status;
+  /** The server's explanation, cleaned, or null. */
   private final @Nullable String serverMessage;
+  /** The start of the body. */
   private final String bodyExcerpt;
+  /** Whether the status is worth another attempt. */
   private final boolean retryable;
+  /** The server's {@code Retry-After}, or null. */
   private final @Nullable Duration retryAfter;
 
   /**
    * An error answer without a server message.
    *
+   * @param replicaId the replica that answered
+   * @param status the HTTP status
    * @param bodyExcerpt the start of the body (cut at {@value #MAX_EXCERPT_CHARS} characters)
    * @param retryable whether the status is worth another attempt
    * @param retryAfter the server's {@code Retry-After}, if it sent a valid one
@@ -41,6 +48,8 @@ public final class ReplicaHttpException extends LlmException {
   /**
    * An error answer.
    *
+   * @param replicaId the replica that answered
+   * @param status the HTTP status (of the response, or reported by an error event)
    * @param serverMessage the server's explanation, or null (shortened to {@value
    *     #MAX_SERVER_MESSAGE_CHARS} characters and put in the message)
    * @param bodyExcerpt the start of the body (cut at {@value #MAX_EXCERPT_CHARS} characters)
@@ -64,15 +73,19 @@ public final class ReplicaHttpException extends LlmException {
   }
 
   /**
-   * The server's explanation, as shown in the message (at most {@value
-   * #MAX_SERVER_MESSAGE_CHARS} characters, on one line), or null if it gave none.
+   * The server's explanation, as shown in the message.
+   *
+   * @return at most {@value #MAX_SERVER_MESSAGE_CHARS} characters on one line, or null if the
+   *     server gave none
    */
   public @Nullable String serverMessage() {
     return serverMessage;
   }
 
   /**
-   * The start of the response body (at most {@value #MAX_EXCERPT_CHARS} characters), as received.
+   * The start of the response body, as received.
+   *
+   * @return at most {@value #MAX_EXCERPT_CHARS} characters
    */
   public String bodyExcerpt() {
     return bodyExcerpt;

@@ -30,7 +30,11 @@ public final class RetriesExhaustedException extends LlmException {
     }
   }
 
-  /** Each failed attempt, in the order the attempts were made. */
+  /**
+   * Each failed attempt.
+   *
+   * @return the attempts in the order they were made; never empty
+   */
   public List<FailedAttempt> attempts() {
     return attempts;
   }

@@ -16,6 +16,7 @@ public final class StreamInterruptedException extends LlmException {
   /**
    * A stream that broke.
    *
+   * @param replicaId the replica that served the stream
    * @param received the chunks delivered before the break, in order
    * @param receivedText the concatenated text of the first choice delivered before it
    * @param cause what broke it

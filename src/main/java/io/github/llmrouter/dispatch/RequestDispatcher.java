@@ -186,7 +186,18 @@ public final class RequestDispatcher {
     return i < 0 ? 0 : t.load.inFlight(i);
   }
 
-  /** A blocking call returning the parsed JSON body, never null. */
+  /**
+   * A blocking call.
+   *
+   * @param <T> the response type
+   * @param operation names the call in events ({@code "chat"})
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request
+   * @param shape what the answer binds to and must hold
+   * @return the answer, never null
+   * @throws LlmException the call's failure, by the rule in {@code Attempts}
+   */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
       ResponseShape<T> shape) {
     return attempt(operation, request, false, (replica, counter, timeoutNanos) ->
@@ -236,8 +247,15 @@ public final class RequestDispatcher {
   }
 
   /**
-   * An asynchronous call; the future completes on an OkHttp or scheduler thread, with the parsed
-   * body (never null) or an {@link LlmException}.
+   * An asynchronous call; the future completes on an OkHttp or scheduler thread.
+   *
+   * @param <T> the response type
+   * @param operation names the call in events
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request
+   * @param type what the answer binds to and must hold
+   * @return completes with the answer (never null) or an {@link LlmException}
    */
   public <T> CompletableFuture<T> callAsync(String operation, String path, RoutingRequest request,
       byte[] body, ResponseShape<T> type) {
@@ -376,6 +394,15 @@ public final class RequestDispatcher {
   /**
    * A streaming call: returns once the first chunk has arrived. Failures before it are retried
    * like any call; after it, the stream belongs to the caller and is never replayed.
+   *
+   * @param <T> the chunk type
+   * @param operation names the call in events
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request, asking for a stream
+   * @param type what each event binds to
+   * @param adapter how the stream reads a chunk
+   * @return the stream, its first chunk read
    */
   public <T extends ApiObject> ResponseStream<T> stream(String operation, String path,
       RoutingRequest request, byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {

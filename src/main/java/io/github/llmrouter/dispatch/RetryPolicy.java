@@ -206,6 +206,9 @@ public final class RetryPolicy {
     /**
      * The longest pause a replica's {@code Retry-After} is honoured for, in [0, 10 min] (0
      * ignores the header); default 10 s.
+     *
+     * @param maxRetryAfter the cap
+     * @return this builder
      */
     public Builder maxRetryAfter(Duration maxRetryAfter) {
       this.maxRetryAfter = maxRetryAfter;

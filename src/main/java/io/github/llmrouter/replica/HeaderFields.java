@@ -24,6 +24,7 @@ public final class HeaderFields {
   /**
    * Checks that {@code name} is a valid header name.
    *
+   * @param name the header's name, shown in the message (with odd characters escaped)
    * @param where what the header belongs to, for the message (e.g. {@code "replica 10.0.0.7:8000"})
    * @throws IllegalArgumentException naming {@code where} and what is wrong
    */
@@ -44,6 +45,7 @@ public final class HeaderFields {
    * the value.
    *
    * @param name the header's name, shown in the message (checked separately by {@link #checkName})
+   * @param value the value, never shown
    * @param where what the header belongs to, for the message
    * @throws IllegalArgumentException naming the header, {@code where} and what is wrong
    */

@@ -113,6 +113,9 @@ public final class HealthTracker {
    * The replica answered with {@code Retry-After}: it is not to be called before ticker time
    * {@code until}. A later pause extends an earlier one, never shortens it; a success does not end
    * it (answers in flight when it was asked for say nothing about it).
+   *
+   * @param health the replica
+   * @param until ticker time before which it is not to be called
    */
   public void onRetryAfter(ReplicaHealth health, long until) {
     long current;

@@ -63,6 +63,9 @@ public final class Replica {
    * A builder for a replica at {@code baseUrl}. The URL may end in {@code /v1} or not, and may
    * carry a path prefix, which is kept in every request: see {@link #url(String)}.
    *
+   * @param baseUrl an http(s) URL such as {@code http://10.0.0.7:8000} or {@code
+   *     http://gw/team-a/vllm/v1}
+   * @return a builder with the default id and weight
    * @throws IllegalArgumentException if {@code baseUrl} is not an http(s) URL, or carries
    *     credentials, a query or a fragment (the message never shows credentials)
    */
@@ -76,8 +79,10 @@ public final class Replica {
   }
 
   /**
-   * The server root with its path prefix, if any, and without a trailing {@code /v1}: {@code
-   * http://10.0.0.7:8000/} or {@code http://gw/team-a/vllm}.
+   * The server root with its path prefix.
+   *
+   * @return the base URL with its path prefix, if any, and without a trailing {@code /v1}: {@code
+   *     http://10.0.0.7:8000/} or {@code http://gw/team-a/vllm}
    */
   public HttpUrl baseUrl() {
     return baseUrl;
@@ -90,6 +95,7 @@ public final class Replica {
    * http://gw/team-a/vllm/metrics}.
    *
    * @param path an absolute path, starting with {@code /}; may end with a query
+   * @return the URL on this replica
    * @throws IllegalArgumentException if {@code path} does not start with {@code /}
    */
   public HttpUrl url(String path) {
@@ -206,6 +212,10 @@ public final class Replica {
      * {@link #build()} checks the name and value against RFC 9110 (see {@link HeaderFields}):
      * a value read from a file with its trailing newline, for instance, fails there, with a
      * message that names the header but never shows its value.
+     *
+     * @param name the header's name
+     * @param value its value
+     * @return this builder
      */
     public Builder header(String name, String value) {
       requireNonNull(name, "name");
@@ -223,6 +233,7 @@ public final class Replica {
     /**
      * The replica.
      *
+     * @return an immutable replica
      * @throws IllegalArgumentException if a header name or value is invalid (the message names
      *     the replica and the header, never the value)
      */

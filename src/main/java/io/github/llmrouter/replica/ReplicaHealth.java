@@ -53,8 +53,10 @@ public final class ReplicaHealth {
   }
 
   /**
-   * Whether the replica asked, with {@code Retry-After}, not to be called at ticker time {@code
-   * now}.
+   * Whether the replica asked, with {@code Retry-After}, not to be called now.
+   *
+   * @param now the ticker time
+   * @return true while the pause lasts
    */
   public boolean isPaused(long now) {
     long until = pausedUntil.get();
@@ -62,8 +64,10 @@ public final class ReplicaHealth {
   }
 
   /**
-   * The ticker time until which the replica asked not to be called, or {@link Long#MIN_VALUE} if
-   * it never did; in the past once the pause is over.
+   * When the replica's {@code Retry-After} pause ends.
+   *
+   * @return the ticker time until which it asked not to be called, in the past once the pause is
+   *     over, or {@link Long#MIN_VALUE} if it never asked
    */
   public long pausedUntil() {
     return pausedUntil.get();

@@ -110,8 +110,14 @@ public final class HttpTransport {
   }
 
   /**
-   * A prepared call; {@code timeoutNanos} bounds the whole exchange (0 = none).
+   * A prepared call.
    *
+   * @param replica where it goes
+   * @param path the endpoint's path, under the replica's base URL prefix
+   * @param body the JSON request
+   * @param timeoutNanos bounds the whole exchange (0 = none)
+   * @param stream whether to ask for an event stream
+   * @return the call, not yet started
    * @throws LlmException if the request cannot be built (never with a header value in the message)
    */
   public Call newCall(Replica replica, String path, byte[] body, long timeoutNanos, boolean stream) {
@@ -137,7 +143,16 @@ public final class HttpTransport {
     return call;
   }
 
-  /** Executes {@code call} and parses a JSON body of {@code shape}. */
+  /**
+   * Executes {@code call} and parses its JSON body.
+   *
+   * @param <T> the response type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param shape what the body binds to and must hold
+   * @return the answer, never null
+   * @throws LlmException the classified failure
+   */
   public <T> T execute(Replica replica, Call call, ResponseShape<T> shape) {
     Response response;
     try {
@@ -150,7 +165,15 @@ public final class HttpTransport {
     return parse(replica, call, response, shape);
   }
 
-  /** Enqueues {@code call}; {@code callback} receives the parsed body or the classified failure. */
+  /**
+   * Enqueues {@code call}.
+   *
+   * @param <T> the response type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param shape what the body binds to and must hold
+   * @param callback receives the answer (never null) or the classified failure
+   */
   public <T> void enqueue(Replica replica, Call call, ResponseShape<T> shape, Outcome<T> callback) {
     call.enqueue(new Callback() {
       @Override
@@ -175,6 +198,15 @@ public final class HttpTransport {
   /**
    * Executes a streaming {@code call} and reads up to the first chunk. Failures up to that point
    * are thrown (and may be retried); the returned stream owns the response from then on.
+   *
+   * @param <T> the chunk type
+   * @param replica the replica called
+   * @param call from {@link #newCall} with {@code stream} true
+   * @param type what each event binds to
+   * @param adapter how the stream reads a chunk
+   * @param onClose run once when the stream closes (not when this throws)
+   * @return the stream, its first chunk read
+   * @throws LlmException the classified failure before the first chunk
    */
   public <T extends ApiObject> SseStream<T> openStream(Replica replica, Call call, Class<T> type,
       SseStream.ChunkAdapter<T> adapter, Runnable onClose) {

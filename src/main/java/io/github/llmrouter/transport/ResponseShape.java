@@ -11,12 +11,18 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the response type
  */
 public interface ResponseShape<T> {
-  /** The type the body binds to. */
+  /**
+   * The type the body binds to.
+   *
+   * @return the response class
+   */
   Class<T> type();
 
   /**
-   * What {@code value} lacks for its endpoint, as a short phrase for an error message ({@code "no
-   * choices"}), or null if it is complete.
+   * What an answer lacks for its endpoint.
+   *
+   * @param value the parsed answer, not null
+   * @return a short phrase for an error message ({@code "no choices"}), or null if it is complete
    */
   @Nullable String defect(T value);
 }

@@ -33,7 +33,11 @@ public final class SseReader {
   private @Nullable String eventType;
   private @Nullable String returnedEventType;
 
-  /** A reader of the events in {@code source}. */
+  /**
+   * A reader of the events in {@code source}.
+   *
+   * @param source the response body
+   */
   public SseReader(BufferedSource source) {
     this.source = requireNonNull(source, "source");
   }
@@ -87,8 +91,9 @@ public final class SseReader {
   }
 
   /**
-   * The {@code event:} type of the event {@link #nextData()} returned last, or null (the default,
-   * "message").
+   * The type of the event {@link #nextData()} returned last.
+   *
+   * @return its {@code event:} field, or null (the default, "message")
    */
   public @Nullable String eventType() {
     return returnedEventType;

@@ -217,10 +217,20 @@ public final class SseStream<T extends ApiObject> implements ResponseStream<T> {
 
   /** What the stream needs to know about a chunk type. */
   public interface ChunkAdapter<T> {
-    /** The text the chunk adds to the first choice ("" if none). */
+    /**
+     * The text the chunk adds to the first choice.
+     *
+     * @param chunk a parsed chunk
+     * @return the text, "" if none
+     */
     String textOf(T chunk);
 
-    /** Whether the chunk carries a finish reason. */
+    /**
+     * Whether the chunk carries a finish reason.
+     *
+     * @param chunk a parsed chunk
+     * @return true if the stream may end after it
+     */
     boolean isFinal(T chunk);
   }
 }
