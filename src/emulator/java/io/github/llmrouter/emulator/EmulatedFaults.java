@@ -144,10 +144,12 @@ public final class EmulatedFaults {
    * Zero rates turn random faults off. The draws come from a generator seeded with {@code seed},
    * so a replica serving requests in the same order injects the same faults.
    *
+   * @param seed seeds the draws
    * @param failRate in [0, 1]
    * @param status an HTTP status in [400, 599]
    * @param resetRate in [0, 1]
    * @param hangRate in [0, 1]; the three rates add up to at most 1
+   * @return this
    */
   public EmulatedFaults randomly(long seed, double failRate, int status, double resetRate,
       double hangRate) {
