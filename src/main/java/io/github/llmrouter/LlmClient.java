@@ -22,6 +22,7 @@ import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.HeaderFields;
 import io.github.llmrouter.replica.HealthChecker;
 import io.github.llmrouter.replica.HealthTracker;
 import io.github.llmrouter.replica.OutlierDetection;
@@ -34,16 +35,19 @@ import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
 import io.github.llmrouter.transport.Json;
 import io.github.llmrouter.transport.LoadScraper;
-import io.github.llmrouter.transport.SseStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
@@ -69,13 +73,43 @@ import tools.jackson.core.JacksonException;
  * }
  * }</pre>
  *
+ * <h2>How a call fails</h2>
+ *
+ * <p>Every exception a call throws (or completes its future with) is an {@link LlmException};
+ * nothing else escapes, and no call returns null. One rule says which:
+ *
+ * <ul>
+ *   <li>{@link io.github.llmrouter.api.RetriesExhaustedException}: <b>the router gave up</b>.
+ *       Every attempt failed in a way another attempt might have fixed (a 5xx or another
+ *       retryable status, a connection failure, a replica that timed out before answering, a
+ *       malformed answer) and no further attempt was allowed: the attempt limit, the retry
+ *       budget, no replica left, or a next attempt that could not start before the deadline.
+ *       Thrown even after one attempt; {@code attempts()} lists each attempt's replica,
+ *       duration and failure (status or cause).
+ *   <li>{@link io.github.llmrouter.api.ReplicaHttpException}: a replica judged the request with
+ *       a status that is not retryable (400, 401, 404, 422, ...). Trying elsewhere would not
+ *       help; earlier failed attempts are attached as suppressed exceptions.
+ *   <li>{@link io.github.llmrouter.api.LlmTimeoutException}: the call ran out of time: its
+ *       deadline ({@link Builder#callTimeout}) expired, or a stream went idle after its first
+ *       chunk ({@link Builder#streamIdleTimeout}).
+ *   <li>{@link io.github.llmrouter.api.StreamInterruptedException}: a stream broke after its
+ *       first chunk; never replayed.
+ *   <li>{@link io.github.llmrouter.api.NoReplicaAvailableException}: no attempt could be made
+ *       (an empty fleet, or every replica paused by {@code Retry-After} past the deadline).
+ *   <li>{@link io.github.llmrouter.api.FleetSaturatedException}: admission control refused the
+ *       call.
+ *   <li>a plain {@link LlmException}: the client is closed, the thread was interrupted, or the
+ *       request could not be written.
+ * </ul>
+ *
+ * <p>The {@code *Async} methods never throw (but for a null argument): they return a future that
+ * fails with one of the above.
+ *
  * <p>Thread-safe: share one client across the application. Close it to release its threads and
- * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone).
+ * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone). Every
+ * thread it starts is a daemon thread, so a client left unclosed never keeps the JVM alive.
  */
 public final class LlmClient implements AutoCloseable {
-  static final String CHAT_PATH = "/v1/chat/completions";
-  static final String COMPLETIONS_PATH = "/v1/completions";
-  static final String EMBEDDINGS_PATH = "/v1/embeddings";
   private static final byte[] STREAM_PREFIX =
       "{\"stream\":true,\"stream_options\":{\"include_usage\":true},".getBytes(
           java.nio.charset.StandardCharsets.US_ASCII);
@@ -131,63 +165,116 @@ public final class LlmClient implements AutoCloseable {
     return new Builder();
   }
 
-  /** A blocking chat completion. */
+  /**
+   * A blocking chat completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed (see the class comment for which)
+   */
   public ChatResponse chat(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("chat", CHAT_PATH, routing(request), body(request, false),
-        ChatResponse.class);
+    return dispatcher.call("chat", Endpoints.CHAT_PATH, routing(request), body(request, false),
+        Endpoints.CHAT);
   }
 
-  /** An asynchronous chat completion; the future completes on an I/O thread. */
+  /**
+   * An asynchronous chat completion. Never throws (but for a null request): every failure, even
+   * a closed client, completes the future exceptionally.
+   *
+   * @param request the request
+   * @return completes on an I/O thread with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("chat", CHAT_PATH, routing(request), body(request, false),
-        ChatResponse.class);
+    return async(() -> dispatcher.callAsync("chat", Endpoints.CHAT_PATH, routing(request),
+        body(request, false), Endpoints.CHAT));
   }
 
   /**
    * A streamed chat completion, returned once its first chunk has arrived. Close the stream (use
    * try-with-resources) to release the connection early.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.stream("chat.stream", CHAT_PATH, routing(request), body(request, true),
-        ChatChunk.class, ChunkAdapters.CHAT);
+    return dispatcher.stream("chat.stream", Endpoints.CHAT_PATH, routing(request),
+        body(request, true), ChatChunk.class, Endpoints.CHAT_CHUNKS);
   }
 
-  /** A blocking text completion. */
+  /**
+   * A blocking text completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public CompletionResponse completion(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("completion", COMPLETIONS_PATH, routing(request),
-        body(request, false), CompletionResponse.class);
+    return dispatcher.call("completion", Endpoints.COMPLETIONS_PATH, routing(request),
+        body(request, false), Endpoints.COMPLETION);
   }
 
-  /** An asynchronous text completion. */
+  /**
+   * An asynchronous text completion; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("completion", COMPLETIONS_PATH, routing(request),
-        body(request, false), CompletionResponse.class);
+    return async(() -> dispatcher.callAsync("completion", Endpoints.COMPLETIONS_PATH,
+        routing(request), body(request, false), Endpoints.COMPLETION));
   }
 
-  /** A streamed text completion, returned once its first chunk has arrived. */
+  /**
+   * A streamed text completion, returned once its first chunk has arrived.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
+   */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.stream("completion.stream", COMPLETIONS_PATH, routing(request),
-        body(request, true), CompletionResponse.class, ChunkAdapters.COMPLETION);
+    return dispatcher.stream("completion.stream", Endpoints.COMPLETIONS_PATH, routing(request),
+        body(request, true), CompletionResponse.class, Endpoints.COMPLETION_CHUNKS);
   }
 
-  /** Blocking embeddings. */
+  /**
+   * Blocking embeddings.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("embeddings", EMBEDDINGS_PATH, routing(request), body(request, false),
-        EmbeddingResponse.class);
+    return dispatcher.call("embeddings", Endpoints.EMBEDDINGS_PATH, routing(request),
+        body(request, false), Endpoints.EMBEDDINGS);
   }
 
-  /** Asynchronous embeddings. */
+  /**
+   * Asynchronous embeddings; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("embeddings", EMBEDDINGS_PATH, routing(request),
-        body(request, false), EmbeddingResponse.class);
+    return async(() -> dispatcher.callAsync("embeddings", Endpoints.EMBEDDINGS_PATH,
+        routing(request), body(request, false), Endpoints.EMBEDDINGS));
+  }
+
+  /** Starts an asynchronous call; a failure to start completes the future instead of throwing. */
+  private static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> start) {
+    try {
+      return start.get();
+    } catch (LlmException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** The replicas this client routes to. */
@@ -289,11 +376,8 @@ public final class LlmClient implements AutoCloseable {
       if (scheduler == null) {
         // Two threads: retry backoffs, health checks and resolvers share it, and a slow DNS
         // lookup must not hold up a retry.
-        ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, r -> {
-          Thread t = new Thread(r, "llm-router-scheduler");
-          t.setDaemon(true);
-          return t;
-        });
+        ScheduledThreadPoolExecutor s =
+            new ScheduledThreadPoolExecutor(2, daemonThreads("llm-router-scheduler"));
         s.setRemoveOnCancelPolicy(true);
         scheduler = s;
       }
@@ -301,8 +385,18 @@ public final class LlmClient implements AutoCloseable {
     }
   }
 
+  /** Daemon threads named {@code prefix-N}: a client left unclosed never keeps the JVM alive. */
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
   private byte[] body(Object request, boolean stream) {
-    if (closed.get()) throw new IllegalStateException("LlmClient is closed");
+    if (closed.get()) throw new LlmException("LlmClient is closed");
     byte[] json;
     try {
       json = Json.MAPPER.writeValueAsBytes(request);
@@ -343,7 +437,10 @@ public final class LlmClient implements AutoCloseable {
       http = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(Math.min(b.maxConcurrentRequests, 256), 5,
               TimeUnit.MINUTES));
-      dispatcher = new Dispatcher();
+      // OkHttp's own executor makes non-daemon threads, which would keep the JVM alive for a
+      // minute after the last exchange of a client nobody closed (scrapes run every second).
+      dispatcher = new Dispatcher(new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
+          TimeUnit.SECONDS, new SynchronousQueue<>(), daemonThreads("llm-router-http")));
     }
     dispatcher.setMaxRequests(b.maxConcurrentRequests);
     dispatcher.setMaxRequestsPerHost(b.maxConcurrentRequests);
@@ -475,9 +572,18 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** An API key sent as {@code Authorization: Bearer <key>}; never logged or printed. */
-    public Builder apiKey(String apiKey) {
-      this.apiKey = requireNonNull(apiKey, "apiKey");
+    /**
+     * An API key sent as {@code Authorization: Bearer <key>} with every request and metrics
+     * scrape; never logged or printed. {@code null} means no key, so {@code
+     * apiKey(System.getenv("VLLM_API_KEY"))} works whether the variable is set or not. {@link
+     * #build()} rejects a blank key and one that is not a valid header value (a line break, a
+     * control or non-ASCII character, leading or trailing whitespace), without showing it.
+     *
+     * @param apiKey the key, or null for none
+     * @return this builder
+     */
+    public Builder apiKey(@Nullable String apiKey) {
+      this.apiKey = apiKey;
       return this;
     }
 
@@ -602,8 +708,11 @@ public final class LlmClient implements AutoCloseable {
         throw new IllegalArgumentException("maxConcurrentRequests must be in [1, 65536], got "
             + maxConcurrentRequests);
       }
-      if (apiKey != null && (apiKey.isBlank() || apiKey.indexOf('\n') >= 0 || apiKey.indexOf('\r') >= 0)) {
-        throw new IllegalArgumentException("apiKey must be non-blank and on one line");
+      if (apiKey != null) {
+        if (apiKey.isBlank()) {
+          throw new IllegalArgumentException("apiKey must not be blank (null for no key)");
+        }
+        HeaderFields.checkValue("Authorization", apiKey, "apiKey");
       }
       return new LlmClient(this, source);
     }
@@ -618,51 +727,6 @@ public final class LlmClient implements AutoCloseable {
     public String toString() {
       return "LlmClient.Builder{replicas=" + replicas.size() + ", apiKey="
           + (apiKey == null ? "none" : "<redacted>") + '}';
-    }
-  }
-
-  /** How the stream reader sees each chunk type. */
-  private static final class ChunkAdapters {
-    static final SseStream.ChunkAdapter<ChatChunk> CHAT = new SseStream.ChunkAdapter<>() {
-      @Override
-      public String textOf(ChatChunk chunk) {
-        return chunk.text();
-      }
-
-      @Override
-      public boolean isFinal(ChatChunk chunk) {
-        return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-      }
-
-      @Override
-      public @Nullable String errorOf(ChatChunk chunk) {
-        return errorIn(chunk.extra());
-      }
-    };
-
-    static final SseStream.ChunkAdapter<CompletionResponse> COMPLETION =
-        new SseStream.ChunkAdapter<>() {
-          @Override
-          public String textOf(CompletionResponse chunk) {
-            return chunk.text();
-          }
-
-          @Override
-          public boolean isFinal(CompletionResponse chunk) {
-            return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-          }
-
-          @Override
-          public @Nullable String errorOf(CompletionResponse chunk) {
-            return errorIn(chunk.extra());
-          }
-        };
-
-    /** vLLM and others report mid-stream failures as an event holding an error object. */
-    private static @Nullable String errorIn(Map<String, Object> extra) {
-      Object error = extra.get("error");
-      if (error != null) return String.valueOf(error);
-      return "error".equals(extra.get("object")) ? String.valueOf(extra.get("message")) : null;
     }
   }
 }

@@ -188,6 +188,11 @@ final class EmulatedHandler implements HttpHandler {
     ex.getResponseHeaders().set("Cache-Control", "no-cache");
     ex.sendResponseHeaders(200, 0); // chunked
     OutputStream out = ex.getResponseBody();
+    // Put the status line and headers on the wire now, as an SSE server does: since JDK 23 the
+    // JDK server only buffers them here (it no longer flushes after sendResponseHeaders), so a
+    // stream broken before its first event would otherwise close the connection with the
+    // headers still unsent, and the client would see no response at all instead of a 200.
+    out.flush();
     int sent = 0;
     // The first event carries the first token and, for chat, the assistant role.
     int events = Math.max(1, tokens.length);

@@ -17,9 +17,20 @@ import java.util.stream.StreamSupport;
  * }</pre>
  *
  * <p>The first chunk has already arrived when the client hands out a stream, so failures before
- * it were retried on other replicas. A break after it throws {@link StreamInterruptedException}
- * from {@code hasNext()}/{@code next()}; an idle gap longer than the configured stream idle timeout
- * throws {@link LlmTimeoutException}. Not thread-safe: one consumer reads it.
+ * it were retried on other replicas (an error event as the first event is a {@link
+ * ReplicaHttpException} with its status, retried only where the status is retryable). After it,
+ * {@code hasNext()}/{@code next()} throw, and nothing is replayed:
+ *
+ * <ul>
+ *   <li>{@link LlmTimeoutException} when nothing arrives for longer than the stream idle timeout,
+ *       or the call's deadline expires: {@code catch (LlmTimeoutException e)} catches every
+ *       timeout;
+ *   <li>{@link StreamInterruptedException} when the stream breaks otherwise (a reset, an error
+ *       event, a malformed event).
+ * </ul>
+ *
+ * <p>Both carry what reached the caller ({@code receivedChunks()}, {@code receivedText()}). Not
+ * thread-safe: one consumer reads it.
  *
  * @param <T> the chunk type
  */

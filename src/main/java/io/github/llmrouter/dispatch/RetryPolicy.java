@@ -12,11 +12,17 @@ import java.util.TreeSet;
  * Immutable; build one with {@link #builder()}.
  *
  * <p>Every retry goes to the next replica of the request's ranking that has not been tried yet
- * (failover), after an exponential backoff with jitter. Retryable: connection failures and resets
- * before a response, timeouts before a response (not the call's own deadline), malformed answers,
- * and HTTP statuses in {@link Builder#retryableStatuses(Set) retryableStatuses}. A {@code
- * Retry-After} header lengthens the backoff, up to {@link Builder#maxRetryAfter(Duration)
- * maxRetryAfter}.
+ * (failover), after an exponential backoff with jitter; once every eligible replica has been
+ * tried, the next retry starts over from the top of the ranking, so a fleet of one retries its
+ * only replica. Retryable: connection failures and resets before a response, timeouts before a
+ * response (not the call's own deadline), malformed answers, and HTTP statuses in {@link
+ * Builder#retryableStatuses(Set) retryableStatuses}.
+ *
+ * <p>A {@code Retry-After} header says when <em>that replica</em> may be asked again: it is kept
+ * out of rotation, for every call, until then (at most {@link Builder#maxRetryAfter(Duration)
+ * maxRetryAfter}), and the call fails over at once to another replica. A call waits for it only
+ * when no other replica is eligible, and only if the wait ends before the call's deadline;
+ * otherwise the call gives up at once.
  *
  * <p>The retry budget stops retry storms: each call earns {@link Builder#budgetRatio(double)
  * budgetRatio} of a retry token, each retry spends one, and at most {@value #MAX_SAVED_TOKENS}
@@ -134,17 +140,12 @@ public final class RetryPolicy {
     return failure.isRetryable();
   }
 
-  /** The wait before retry number {@code retry} (1 = the first retry), honouring Retry-After. */
-  long backoffNanos(int retry, LlmException failure) {
-    long nanos = Duration.ofMillis(backoff.apply(retry)).toNanos();
-    if (failure instanceof ReplicaHttpException) {
-      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
-      if (retryAfter != null) {
-        long capped = Math.min(retryAfter.toNanos(), maxRetryAfter.toNanos());
-        nanos = Math.max(nanos, capped);
-      }
-    }
-    return nanos;
+  /**
+   * The backoff before retry number {@code retry} (1 = the first retry). A {@code Retry-After}
+   * does not lengthen it: it pauses the replica that sent it instead (see the class comment).
+   */
+  long backoffNanos(int retry) {
+    return Duration.ofMillis(backoff.apply(retry)).toNanos();
   }
 
   @Override
@@ -202,7 +203,13 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** The longest {@code Retry-After} honoured, in [0, 10 min]; default 10 s. */
+    /**
+     * The longest pause a replica's {@code Retry-After} is honoured for, in [0, 10 min] (0
+     * ignores the header); default 10 s.
+     *
+     * @param maxRetryAfter the cap
+     * @return this builder
+     */
     public Builder maxRetryAfter(Duration maxRetryAfter) {
       this.maxRetryAfter = maxRetryAfter;
       return this;
