@@ -2,7 +2,6 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
@@ -388,7 +387,7 @@ public final class LlmClient implements AutoCloseable {
     private @Nullable String apiKey;
     private @Nullable OkHttpClient okHttpClient;
     private RoutingListener listener = RoutingListener.NONE;
-    private Ticker ticker = Ticker.systemTicker();
+    private Ticker ticker = Ticker.system();
     private LoadReporting loadReporting = LoadReporting.defaults();
     private Admission admission = Admission.disabled();
     private @Nullable RuntimeException invalidReplica;

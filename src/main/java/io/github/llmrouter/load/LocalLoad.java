@@ -2,7 +2,7 @@ package io.github.llmrouter.load;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;
@@ -77,7 +77,7 @@ public final class LocalLoad implements LoadView {
 
   /** A view with zero load over {@code replicas}, the system ticker and the default staleness. */
   public static LocalLoad of(ReplicaSet replicas) {
-    return of(replicas, Ticker.systemTicker(), DEFAULT_STALE_AFTER);
+    return of(replicas, Ticker.system(), DEFAULT_STALE_AFTER);
   }
 
   /**
