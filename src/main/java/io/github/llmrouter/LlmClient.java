@@ -125,19 +125,39 @@ public final class LlmClient implements AutoCloseable {
     dispatcher.publishLoadReport(replica.id(), report);
   }
 
-  /** A builder with every default; replicas or a resolver are required. */
+  /**
+   * Starts a client configuration with every default; set {@link Builder#replicas(String...)} or
+   * {@link Builder#resolver(ReplicaResolver)} before {@link Builder#build()}.
+   *
+   * @return a new, mutable builder (not thread-safe)
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A blocking chat completion. */
+  /**
+   * A blocking chat completion, routed, retried and failed over as configured. Blocks the calling
+   * thread for at most the call timeout.
+   *
+   * @param request the chat request
+   * @return the replica's response, never null
+   * @throws LlmException when no attempt succeeded within the call timeout and the retry policy;
+   *     its subclass says why (see the package {@code io.github.llmrouter.api})
+   */
   public ChatResponse chat(ChatRequest request) {
     requireNonNull(request, "request");
     return dispatcher.call("chat", CHAT_PATH, routing(request), body(request, false),
         ChatResponse.class);
   }
 
-  /** An asynchronous chat completion; the future completes on an I/O thread. */
+  /**
+   * An asynchronous chat completion. Never blocks; the future completes on one of OkHttp's I/O
+   * threads, so dependent stages that block should use their own executor.
+   *
+   * @param request the chat request
+   * @return a future that completes with the response, or exceptionally with an {@link
+   *     LlmException}; cancelling it cancels the call in flight
+   */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     requireNonNull(request, "request");
     return dispatcher.callAsync("chat", CHAT_PATH, routing(request), body(request, false),
@@ -145,8 +165,14 @@ public final class LlmClient implements AutoCloseable {
   }
 
   /**
-   * A streamed chat completion, returned once its first chunk has arrived. Close the stream (use
-   * try-with-resources) to release the connection early.
+   * A streamed chat completion, returned once its first chunk has arrived. Until then the call is
+   * retried and failed over like a blocking one; after it, a broken stream throws {@link
+   * io.github.llmrouter.api.StreamInterruptedException} and is never replayed. Close the stream
+   * (use try-with-resources) to release the connection early.
+   *
+   * @param request the chat request; the client adds {@code stream} and {@code stream_options}
+   * @return the open stream of chunks, to be closed by the caller
+   * @throws LlmException when no attempt delivered a first chunk
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     requireNonNull(request, "request");
@@ -154,42 +180,74 @@ public final class LlmClient implements AutoCloseable {
         ChatChunk.class, ChunkAdapters.CHAT);
   }
 
-  /** A blocking text completion. */
+  /**
+   * A blocking text completion ({@code /v1/completions}), routed like {@link #chat}.
+   *
+   * @param request the completion request
+   * @return the replica's response, never null
+   * @throws LlmException when no attempt succeeded
+   */
   public CompletionResponse completion(CompletionRequest request) {
     requireNonNull(request, "request");
     return dispatcher.call("completion", COMPLETIONS_PATH, routing(request),
         body(request, false), CompletionResponse.class);
   }
 
-  /** An asynchronous text completion. */
+  /**
+   * An asynchronous text completion; never blocks, as {@link #chatAsync} does not.
+   *
+   * @param request the completion request
+   * @return a future of the response, completed exceptionally with an {@link LlmException}
+   */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     requireNonNull(request, "request");
     return dispatcher.callAsync("completion", COMPLETIONS_PATH, routing(request),
         body(request, false), CompletionResponse.class);
   }
 
-  /** A streamed text completion, returned once its first chunk has arrived. */
+  /**
+   * A streamed text completion, returned once its first chunk has arrived; the same rules as
+   * {@link #chatStream}.
+   *
+   * @param request the completion request
+   * @return the open stream of chunks, to be closed by the caller
+   * @throws LlmException when no attempt delivered a first chunk
+   */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     requireNonNull(request, "request");
     return dispatcher.stream("completion.stream", COMPLETIONS_PATH, routing(request),
         body(request, true), CompletionResponse.class, ChunkAdapters.COMPLETION);
   }
 
-  /** Blocking embeddings. */
+  /**
+   * Blocking embeddings ({@code /v1/embeddings}), routed by the first input.
+   *
+   * @param request the embedding request
+   * @return the replica's response, never null
+   * @throws LlmException when no attempt succeeded
+   */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     requireNonNull(request, "request");
     return dispatcher.call("embeddings", EMBEDDINGS_PATH, routing(request), body(request, false),
         EmbeddingResponse.class);
   }
 
-  /** Asynchronous embeddings. */
+  /**
+   * Asynchronous embeddings; never blocks.
+   *
+   * @param request the embedding request
+   * @return a future of the response, completed exceptionally with an {@link LlmException}
+   */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     requireNonNull(request, "request");
     return dispatcher.callAsync("embeddings", EMBEDDINGS_PATH, routing(request),
         body(request, false), EmbeddingResponse.class);
   }
 
-  /** The replicas this client routes to. */
+  /**
+   * {@return the replicas this client routes to now: an immutable snapshot, empty until the
+   * resolver's first answer}
+   */
   public List<Replica> replicas() {
     return dispatcher.replicas().replicas();
   }
@@ -199,13 +257,21 @@ public final class LlmClient implements AutoCloseable {
    * once with a static list), as Armeria's {@code EndpointGroup.whenReady()} does; fails if the
    * client is closed first. Calls made before that wait by themselves, so this is for start-up
    * ordering and readiness probes, not a precondition.
+   *
+   * @return a future of the first non-empty replica list; completing it has no effect on the
+   *     client
    */
   public CompletableFuture<List<Replica>> whenReady() {
     // A dependent copy: callers cannot complete the client's own future.
     return dispatcher.whenReady().thenApply(r -> r);
   }
 
-  /** This client's requests in flight on the replica with {@code replicaId} (0 if unknown). */
+  /**
+   * {@return this client's requests in flight on the replica with {@code replicaId}, or 0 for an
+   * unknown id}
+   *
+   * @param replicaId a {@link Replica#id()}
+   */
   public int inFlight(String replicaId) {
     return dispatcher.inFlight(requireNonNull(replicaId, "replicaId"));
   }
@@ -216,6 +282,9 @@ public final class LlmClient implements AutoCloseable {
    * waiting requests, the mean per replica and the saturated replicas, with {@link
    * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler. Saturation uses
    * the admission thresholds ({@link Admission}'s defaults when admission is off).
+   *
+   * @return an immutable snapshot; it costs one pass over the replicas, so call it from a metrics
+   *     or autoscaling loop, not per request
    */
   public FleetSnapshot fleet() {
     LocalLoad load = dispatcher.load();
@@ -251,6 +320,9 @@ public final class LlmClient implements AutoCloseable {
    * Scrapes every replica's metrics once, now, if scraping is on; the future completes when every
    * scrape has finished. Reports also arrive on their own schedule; this is for tests and for
    * refreshing the view before a burst.
+   *
+   * @return a future that completes (never exceptionally) when every scrape has finished; at once
+   *     if scraping is off
    */
   public CompletableFuture<Void> scrapeLoadNow() {
     return scraper == null ? CompletableFuture.completedFuture(null) : scraper.scrapeAll();
@@ -413,31 +485,56 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** Adds replicas. */
+    /**
+     * Adds replicas.
+     *
+     * @param replicas the replicas; not null
+     * @return this builder
+     */
     public Builder replicas(List<Replica> replicas) {
       for (Replica r : requireNonNull(replicas, "replicas")) replica(r);
       return this;
     }
 
-    /** Adds one replica. */
+    /**
+     * Adds one replica.
+     *
+     * @param replica the replica; not null
+     * @return this builder
+     */
     public Builder replica(Replica replica) {
       replicas.add(requireNonNull(replica, "replica"));
       return this;
     }
 
-    /** How replicas are chosen; default {@link PrefixHash} with its defaults. */
+    /**
+     * How replicas are chosen; default {@link PrefixHash} with its defaults.
+     *
+     * @param routingPolicy the routing policy; not null
+     * @return this builder
+     */
     public Builder routingPolicy(RoutingPolicy routingPolicy) {
       this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
       return this;
     }
 
-    /** Retries and failover; default {@link RetryPolicy#defaults()}. */
+    /**
+     * Retries and failover; default {@link RetryPolicy#defaults()}.
+     *
+     * @param retryPolicy the retry policy; not null
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy retryPolicy) {
       this.retryPolicy = requireNonNull(retryPolicy, "retryPolicy");
       return this;
     }
 
-    /** Timeout to open a connection, in (0, 5 min]; default 5 s. */
+    /**
+     * Timeout to open a connection, in (0, 5 min]; default 5 s.
+     *
+     * @param connectTimeout the connect timeout; not null
+     * @return this builder
+     */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = requireNonNull(connectTimeout, "connectTimeout");
       return this;
@@ -447,13 +544,21 @@ public final class LlmClient implements AutoCloseable {
      * Timeout from sending a request to its first response byte (for streams, to the first
      * event), and afterwards between reads of a non-streamed body, in (0, 1 h]; default 60 s.
      * Engines that send nothing until a non-streamed generation ends need this to cover it.
+      *
+      * @param firstByteTimeout the first byte timeout; not null
+      * @return this builder
      */
     public Builder firstByteTimeout(Duration firstByteTimeout) {
       this.firstByteTimeout = requireNonNull(firstByteTimeout, "firstByteTimeout");
       return this;
     }
 
-    /** Longest gap between two events of a stream, in (0, 1 h]; default 30 s. */
+    /**
+     * Longest gap between two events of a stream, in (0, 1 h]; default 30 s.
+     *
+     * @param streamIdleTimeout the stream idle timeout; not null
+     * @return this builder
+     */
     public Builder streamIdleTimeout(Duration streamIdleTimeout) {
       this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
       return this;
@@ -462,19 +567,32 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Deadline of a whole call across all attempts and backoffs (for a stream: until it is fully
      * read), in [0, 24 h], {@link Duration#ZERO} for none; default 10 min.
+      *
+      * @param callTimeout the call timeout; not null
+      * @return this builder
      */
     public Builder callTimeout(Duration callTimeout) {
       this.callTimeout = requireNonNull(callTimeout, "callTimeout");
       return this;
     }
 
-    /** Concurrent requests in total and per replica, in [1, 65536]; default {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}. */
+    /**
+     * Concurrent requests in total and per replica, in [1, 65536]; default {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}.
+     *
+     * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxConcurrentRequests(int maxConcurrentRequests) {
       this.maxConcurrentRequests = maxConcurrentRequests;
       return this;
     }
 
-    /** An API key sent as {@code Authorization: Bearer <key>}; never logged or printed. */
+    /**
+     * An API key sent as {@code Authorization: Bearer <key>}; never logged or printed.
+     *
+     * @param apiKey the api key; not null
+     * @return this builder
+     */
     public Builder apiKey(String apiKey) {
       this.apiKey = requireNonNull(apiKey, "apiKey");
       return this;
@@ -483,14 +601,24 @@ public final class LlmClient implements AutoCloseable {
     /**
      * An OkHttp client whose connection pool and threads to share. Its interceptors, TLS and proxy
      * settings are kept; timeouts, retry-on-connection-failure and the dispatcher's limits are
-     * the client's own.
+     * the client's own. OkHttp is the client's transport, so this is the one place where its type
+     * shows: it lets an application that already tunes an {@code OkHttpClient} (certificates,
+     * proxies, event listeners, tracing interceptors) reuse that work instead of repeating it.
+      *
+      * @param okHttpClient the ok http client; not null
+      * @return this builder
      */
     public Builder okHttpClient(OkHttpClient okHttpClient) {
       this.okHttpClient = requireNonNull(okHttpClient, "okHttpClient");
       return this;
     }
 
-    /** Receives routing events; default none. */
+    /**
+     * Receives routing events; default none.
+     *
+     * @param listener the listener; not null
+     * @return this builder
+     */
     public Builder listener(RoutingListener listener) {
       this.listener = requireNonNull(listener, "listener");
       return this;
@@ -499,6 +627,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
      * default the system ticker.
+      *
+      * @param ticker the ticker; not null
+      * @return this builder
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = requireNonNull(ticker, "ticker");
@@ -511,25 +642,43 @@ public final class LlmClient implements AutoCloseable {
      * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
      * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
      * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
+      *
+      * @param resolver the resolver; not null
+      * @return this builder
      */
     public Builder resolver(ReplicaResolver resolver) {
       this.resolver = requireNonNull(resolver, "resolver");
       return this;
     }
 
-    /** Active health checks (GET /health); default none: see {@link HealthCheck}. */
+    /**
+     * Active health checks (GET /health); default none: see {@link HealthCheck}.
+     *
+     * @param healthCheck the health check; not null
+     * @return this builder
+     */
     public Builder healthCheck(HealthCheck healthCheck) {
       this.healthCheck = requireNonNull(healthCheck, "healthCheck");
       return this;
     }
 
-    /** Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s). */
+    /**
+     * Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s).
+     *
+     * @param outlierDetection the outlier detection; not null
+     * @return this builder
+     */
     public Builder outlierDetection(OutlierDetection outlierDetection) {
       this.outlierDetection = requireNonNull(outlierDetection, "outlierDetection");
       return this;
     }
 
-    /** Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}. */
+    /**
+     * Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}.
+     *
+     * @param circuitBreaker the circuit breaker; not null
+     * @return this builder
+     */
     public Builder circuitBreaker(CircuitBreakerPolicy circuitBreaker) {
       this.circuitBreaker = requireNonNull(circuitBreaker, "circuitBreaker");
       return this;
@@ -539,6 +688,9 @@ public final class LlmClient implements AutoCloseable {
      * The window over which a replica that joined the fleet, or came back from an ejection or
      * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
      * Duration#ZERO} for none); default 30 s.
+      *
+      * @param slowStart the slow start; not null
+      * @return this builder
      */
     public Builder slowStart(Duration slowStart) {
       this.slowStart = requireNonNull(slowStart, "slowStart");
@@ -550,6 +702,9 @@ public final class LlmClient implements AutoCloseable {
      * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
      * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
      * NoReplicaAvailableException}.
+      *
+      * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
+      * @return this builder
      */
     public Builder maxWaitingCalls(int maxWaitingCalls) {
       this.maxWaitingCalls = maxWaitingCalls;
@@ -562,6 +717,9 @@ public final class LlmClient implements AutoCloseable {
      * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
      * {@link LoadReporting#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
      * {@link LoadReporting#disabled()} routes on this client's in-flight counts alone.
+      *
+      * @param loadReporting the load reporting; not null
+      * @return this builder
      */
     public Builder loadReporting(LoadReporting loadReporting) {
       this.loadReporting = requireNonNull(loadReporting, "loadReporting");
@@ -571,13 +729,26 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Client-side admission control when every replica is saturated; default {@link
      * Admission#disabled()}.
+      *
+      * @param admission the admission; not null
+      * @return this builder
      */
     public Builder admission(Admission admission) {
       this.admission = requireNonNull(admission, "admission");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every knob and starts a client: its resolver, health checks and load scraping
+     * begin now. The first build in a class loader also checks the class path (OkHttp 5 alone, a
+     * jackson-annotations that Jackson 3 runs on), so that a build mixing versions fails here
+     * rather than on some later call.
+     *
+     * @return a started client; close it when done
+     * @throws IllegalArgumentException naming the first knob out of range
+     * @throws IllegalStateException if the class path mixes library versions the client cannot
+     *     run on; the message names the dependency line that fixes it
+     */
     public LlmClient build() {
       if (invalidReplica != null) throw invalidReplica;
       if (resolver != null && !replicas.isEmpty()) {
@@ -604,6 +775,7 @@ public final class LlmClient implements AutoCloseable {
       if (apiKey != null && (apiKey.isBlank() || apiKey.indexOf('\n') >= 0 || apiKey.indexOf('\r') >= 0)) {
         throw new IllegalArgumentException("apiKey must be non-blank and on one line");
       }
+      RuntimeCompatibility.checkOnce();
       return new LlmClient(this, source);
     }
 

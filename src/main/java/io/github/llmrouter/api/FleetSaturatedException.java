@@ -7,6 +7,11 @@ package io.github.llmrouter.api;
  * later).
  */
 public final class FleetSaturatedException extends LlmException {
+  /**
+   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   *
+   * @param message why admission gave up (queue full, or waited too long)
+   */
   public FleetSaturatedException(String message) {
     super(message);
   }

@@ -18,18 +18,31 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  */
 public class LlmException extends RuntimeException {
+  /** The replica the failure concerns, or null. */
   private final @Nullable String replicaId;
 
+  /**
+   * Creates an exception that concerns no particular replica.
+   *
+   * @param message what failed; must not contain secrets or prompt text
+   */
   public LlmException(String message) {
     this(message, null, null);
   }
 
+  /**
+   * Creates an exception.
+   *
+   * @param message what failed; must not contain secrets or prompt text
+   * @param replicaId the replica the failure concerns, or null
+   * @param cause the underlying failure, or null
+   */
   public LlmException(String message, @Nullable String replicaId, @Nullable Throwable cause) {
     super(message, cause);
     this.replicaId = replicaId;
   }
 
-  /** The replica the failure concerns, or null if it concerns none. */
+  /** {@return the id of the replica the failure concerns, or null if it concerns none} */
   public @Nullable String replicaId() {
     return replicaId;
   }
@@ -37,6 +50,8 @@ public class LlmException extends RuntimeException {
   /**
    * Whether trying again on another replica may succeed: true for connection failures, timeouts
    * before any response, malformed answers and HTTP 408/429/500/502/503/504 (by default).
+   *
+   * @return true if the dispatcher may retry the call on another replica
    */
   public boolean isRetryable() {
     return false;

@@ -8,11 +8,24 @@ public final class ReplicaHttpException extends LlmException {
   /** The longest body excerpt kept: {@value} characters. */
   public static final int MAX_EXCERPT_CHARS = 512;
 
+  /** The HTTP status code. */
   private final int status;
+  /** The start of the body, at most {@value #MAX_EXCERPT_CHARS} characters. */
   private final String bodyExcerpt;
+  /** Whether the retry policy counts the status as retryable. */
   private final boolean retryable;
+  /** The server's {@code Retry-After}, or null. */
   private final @Nullable Duration retryAfter;
 
+  /**
+   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   *
+   * @param replicaId the replica that answered; not null
+   * @param status the HTTP status
+   * @param bodyExcerpt the response body; cut to {@value #MAX_EXCERPT_CHARS} characters, not null
+   * @param retryable whether another replica may succeed (the retry policy's verdict on the status)
+   * @param retryAfter the server's {@code Retry-After}, or null
+   */
   public ReplicaHttpException(String replicaId, int status, String bodyExcerpt, boolean retryable,
       @Nullable Duration retryAfter) {
     super("replica " + replicaId + " answered HTTP " + status, replicaId, null);
@@ -23,7 +36,7 @@ public final class ReplicaHttpException extends LlmException {
     this.retryAfter = retryAfter;
   }
 
-  /** The HTTP status code. */
+  /** {@return the HTTP status code} */
   public int status() {
     return status;
   }
@@ -31,12 +44,14 @@ public final class ReplicaHttpException extends LlmException {
   /**
    * The start of the response body (at most {@value #MAX_EXCERPT_CHARS} characters); kept out of
    * {@link #getMessage()} because servers sometimes echo the request in their errors.
+   *
+   * @return the excerpt, possibly empty, never null
    */
   public String bodyExcerpt() {
     return bodyExcerpt;
   }
 
-  /** The server's {@code Retry-After}, if it sent a valid one. */
+  /** {@return the server's {@code Retry-After}, or null if it sent no valid one} */
   public @Nullable Duration retryAfter() {
     return retryAfter;
   }

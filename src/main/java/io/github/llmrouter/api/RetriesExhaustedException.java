@@ -9,6 +9,12 @@ import java.util.List;
 public final class RetriesExhaustedException extends LlmException {
   private final transient List<LlmException> attempts;
 
+  /**
+   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   *
+   * @param why what ran out (attempts, budget, deadline), for the message
+   * @param attempts each attempt's failure in order; copied, the last becomes the cause
+   */
   public RetriesExhaustedException(String why, List<LlmException> attempts) {
     super(why + " after " + attempts.size() + " attempt" + (attempts.size() == 1 ? "" : "s")
         + ": " + summary(attempts), null, attempts.isEmpty() ? null : attempts.get(attempts.size() - 1));
@@ -16,7 +22,9 @@ public final class RetriesExhaustedException extends LlmException {
     for (LlmException e : this.attempts) addSuppressed(e);
   }
 
-  /** Each attempt's failure, in the order the attempts were made. */
+  /**
+   * {@return each attempt's failure in the order the attempts were made; immutable, empty after deserialization}
+   */
   public List<LlmException> attempts() {
     return attempts;
   }

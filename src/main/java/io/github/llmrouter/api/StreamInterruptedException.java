@@ -8,8 +8,17 @@ import java.util.List;
  */
 public final class StreamInterruptedException extends LlmException {
   private final transient List<?> received;
+  /** The first choice's text delivered before the break. */
   private final String receivedText;
 
+  /**
+   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   *
+   * @param replicaId the replica whose stream broke; not null
+   * @param received the chunks delivered before the break; copied
+   * @param receivedText the first choice's text delivered before the break
+   * @param cause the failure that broke the stream
+   */
   public StreamInterruptedException(String replicaId, List<?> received, String receivedText,
       Throwable cause) {
     super("stream from replica " + replicaId + " broke after " + received.size() + " chunks",
@@ -18,12 +27,18 @@ public final class StreamInterruptedException extends LlmException {
     this.receivedText = receivedText;
   }
 
-  /** The chunks delivered before the break, in order ({@link ChatChunk} or {@link CompletionResponse}). */
+  /**
+   * The chunks delivered before the break, in order ({@link ChatChunk} or {@link CompletionResponse}).
+   *
+   * @return the chunks, immutable ({@link ChatChunk} or {@link CompletionResponse}); empty after deserialization
+   */
   public List<?> receivedChunks() {
     return received;
   }
 
-  /** The concatenated text of the first choice delivered before the break. */
+  /**
+   * {@return the concatenated text of the first choice delivered before the break, possibly empty}
+   */
   public String receivedText() {
     return receivedText;
   }

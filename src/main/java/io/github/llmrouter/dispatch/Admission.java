@@ -96,25 +96,45 @@ public final class Admission {
 
     private Builder() {}
 
-    /** Requests that may wait at once, in [1, 1000000]; default {@value #DEFAULT_CAPACITY}. */
+    /**
+     * Requests that may wait at once, in [1, 1000000]; default {@value #DEFAULT_CAPACITY}.
+     *
+     * @param capacity the capacity, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder capacity(int capacity) {
       this.capacity = capacity;
       return this;
     }
 
-    /** Longest wait for admission, in (0, 10 min]; default 10 s. */
+    /**
+     * Longest wait for admission, in (0, 10 min]; default 10 s.
+     *
+     * @param maxWait the max wait; not null
+     * @return this builder
+     */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = requireNonNull(maxWait, "maxWait");
       return this;
     }
 
-    /** Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD}. */
+    /**
+     * Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD}.
+     *
+     * @param queueThreshold the queue threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder queueThreshold(int queueThreshold) {
       this.queueThreshold = queueThreshold;
       return this;
     }
 
-    /** KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value #DEFAULT_KV_USAGE_THRESHOLD}. */
+    /**
+     * KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value #DEFAULT_KV_USAGE_THRESHOLD}.
+     *
+     * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder kvUsageThreshold(double kvUsageThreshold) {
       this.kvUsageThreshold = kvUsageThreshold;
       return this;

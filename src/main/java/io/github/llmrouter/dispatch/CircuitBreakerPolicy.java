@@ -107,31 +107,56 @@ public final class CircuitBreakerPolicy {
 
     private Builder() {}
 
-    /** Failure rate that opens the breaker, in percent, in (0, 100]; default 50. */
+    /**
+     * Failure rate that opens the breaker, in percent, in (0, 100]; default 50.
+     *
+     * @param failureRateThreshold the failure rate threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder failureRateThreshold(float failureRateThreshold) {
       this.failureRateThreshold = failureRateThreshold;
       return this;
     }
 
-    /** Calls in the sliding window, in [1, 10000]; default {@value #DEFAULT_SLIDING_WINDOW_SIZE}. */
+    /**
+     * Calls in the sliding window, in [1, 10000]; default {@value #DEFAULT_SLIDING_WINDOW_SIZE}.
+     *
+     * @param slidingWindowSize the sliding window size, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder slidingWindowSize(int slidingWindowSize) {
       this.slidingWindowSize = slidingWindowSize;
       return this;
     }
 
-    /** Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value #DEFAULT_MINIMUM_CALLS}. */
+    /**
+     * Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value #DEFAULT_MINIMUM_CALLS}.
+     *
+     * @param minimumCalls the minimum calls, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder minimumCalls(int minimumCalls) {
       this.minimumCalls = minimumCalls;
       return this;
     }
 
-    /** Time open before probing, in (0, 1 h]; default 10 s. */
+    /**
+     * Time open before probing, in (0, 1 h]; default 10 s.
+     *
+     * @param openDuration the open duration; not null
+     * @return this builder
+     */
     public Builder openDuration(Duration openDuration) {
       this.openDuration = requireNonNull(openDuration, "openDuration");
       return this;
     }
 
-    /** Probe calls when half-open, in [1, 100]; default {@value #DEFAULT_HALF_OPEN_CALLS}. */
+    /**
+     * Probe calls when half-open, in [1, 100]; default {@value #DEFAULT_HALF_OPEN_CALLS}.
+     *
+     * @param halfOpenCalls the half open calls, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder halfOpenCalls(int halfOpenCalls) {
       this.halfOpenCalls = halfOpenCalls;
       return this;

@@ -169,7 +169,12 @@ public final class RetryPolicy {
 
     private Builder() {}
 
-    /** Attempts per call including the first, in [1, 10]; default {@value #DEFAULT_MAX_ATTEMPTS}. */
+    /**
+     * Attempts per call including the first, in [1, 10]; default {@value #DEFAULT_MAX_ATTEMPTS}.
+     *
+     * @param maxAttempts the max attempts, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
@@ -190,13 +195,23 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** Backoff growth per retry, in [1.0, 10]; default {@value #DEFAULT_MULTIPLIER}. */
+    /**
+     * Backoff growth per retry, in [1.0, 10]; default {@value #DEFAULT_MULTIPLIER}.
+     *
+     * @param multiplier the multiplier, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder multiplier(double multiplier) {
       this.multiplier = multiplier;
       return this;
     }
 
-    /** Jitter as a fraction of the backoff, in [0, 1); default {@value #DEFAULT_JITTER}. */
+    /**
+     * Jitter as a fraction of the backoff, in [0, 1); default {@value #DEFAULT_JITTER}.
+     *
+     * @param jitter the jitter, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder jitter(double jitter) {
       this.jitter = jitter;
       return this;
@@ -208,13 +223,23 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** Retry tokens earned per call, in [0, 1]; default {@value #DEFAULT_BUDGET_RATIO}. */
+    /**
+     * Retry tokens earned per call, in [0, 1]; default {@value #DEFAULT_BUDGET_RATIO}.
+     *
+     * @param budgetRatio the budget ratio, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder budgetRatio(double budgetRatio) {
       this.budgetRatio = budgetRatio;
       return this;
     }
 
-    /** Retries per second always allowed, in [0, 10000]; default {@value #DEFAULT_MIN_RETRIES_PER_SECOND}. */
+    /**
+     * Retries per second always allowed, in [0, 10000]; default {@value #DEFAULT_MIN_RETRIES_PER_SECOND}.
+     *
+     * @param minRetriesPerSecond the min retries per second, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder minRetriesPerSecond(int minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
       return this;

@@ -144,13 +144,21 @@ public final class LoadReporting {
     /**
      * How often each replica's {@code /metrics} is scraped, in [100 ms, 5 min], or {@link
      * Duration#ZERO} for no scraping; default 1 s.
+      *
+      * @param scrapeInterval the scrape interval; not null
+      * @return this builder
      */
     public Builder scrapeInterval(Duration scrapeInterval) {
       this.scrapeInterval = requireNonNull(scrapeInterval, "scrapeInterval");
       return this;
     }
 
-    /** The timeout of one scrape, in (0, scrapeInterval]; default 500 ms. */
+    /**
+     * The timeout of one scrape, in (0, scrapeInterval]; default 500 ms.
+     *
+     * @param scrapeTimeout the scrape timeout; not null
+     * @return this builder
+     */
     public Builder scrapeTimeout(Duration scrapeTimeout) {
       this.scrapeTimeout = requireNonNull(scrapeTimeout, "scrapeTimeout");
       return this;
@@ -159,13 +167,21 @@ public final class LoadReporting {
     /**
      * Random spread of each interval, as a fraction either way, in [0, 0.5]; default {@value
      * #DEFAULT_SCRAPE_JITTER}. Keeps many clients from scraping a fleet in lockstep.
+      *
+      * @param scrapeJitter the scrape jitter, checked at {@link #build()}
+      * @return this builder
      */
     public Builder scrapeJitter(double scrapeJitter) {
       this.scrapeJitter = scrapeJitter;
       return this;
     }
 
-    /** The metrics path, resolved against each replica's base URL; default {@value #DEFAULT_METRICS_PATH}. */
+    /**
+     * The metrics path, resolved against each replica's base URL; default {@value #DEFAULT_METRICS_PATH}.
+     *
+     * @param metricsPath the metrics path; not null
+     * @return this builder
+     */
     public Builder metricsPath(String metricsPath) {
       this.metricsPath = requireNonNull(metricsPath, "metricsPath");
       return this;
@@ -175,19 +191,32 @@ public final class LoadReporting {
      * The age beyond which a report is ignored, in (0, 1 h]; default {@value
      * #DEFAULT_STALE_INTERVALS} × the scrape interval, or 3 s when scraping is off (header
      * reports only).
+      *
+      * @param staleAfter the stale after; not null
+      * @return this builder
      */
     public Builder staleAfter(Duration staleAfter) {
       this.staleAfter = requireNonNull(staleAfter, "staleAfter");
       return this;
     }
 
-    /** The engine's metric names; default {@link EngineDialect#AUTO}. */
+    /**
+     * The engine's metric names; default {@link EngineDialect#AUTO}.
+     *
+     * @param dialect the dialect; not null
+     * @return this builder
+     */
     public Builder dialect(EngineDialect dialect) {
       this.dialect = requireNonNull(dialect, "dialect");
       return this;
     }
 
-    /** Count only series with this {@code model_name} label; default all series. */
+    /**
+     * Count only series with this {@code model_name} label; default all series.
+     *
+     * @param modelName the model name; not null
+     * @return this builder
+     */
     public Builder modelName(String modelName) {
       this.modelName = requireNonNull(modelName, "modelName");
       return this;
@@ -196,13 +225,21 @@ public final class LoadReporting {
     /**
      * Whether to send {@code endpoint-load-metrics-format: TEXT} with every request and read the
      * {@code endpoint-load-metrics} response header (vLLM's ORCA reports); default true.
+      *
+      * @param loadMetricsHeader the load metrics header, checked at {@link #build()}
+      * @return this builder
      */
     public Builder loadMetricsHeader(boolean loadMetricsHeader) {
       this.loadMetricsHeader = loadMetricsHeader;
       return this;
     }
 
-    /** A response header carrying the replica's queue depth as a number; default none. */
+    /**
+     * A response header carrying the replica's queue depth as a number; default none.
+     *
+     * @param queueHeader the queue header; not null
+     * @return this builder
+     */
     public Builder queueHeader(String queueHeader) {
       this.queueHeader = requireNonNull(queueHeader, "queueHeader");
       return this;

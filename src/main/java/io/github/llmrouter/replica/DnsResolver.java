@@ -156,25 +156,45 @@ public final class DnsResolver implements ReplicaResolver {
       this.port = port;
     }
 
-    /** {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}. */
+    /**
+     * {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}.
+     *
+     * @param scheme the scheme; not null
+     * @return this builder
+     */
     public Builder scheme(String scheme) {
       this.scheme = requireNonNull(scheme, "scheme");
       return this;
     }
 
-    /** How often to re-resolve, in [100 ms, 1 h]; default 5 s. */
+    /**
+     * How often to re-resolve, in [100 ms, 1 h]; default 5 s.
+     *
+     * @param interval the interval; not null
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = requireNonNull(interval, "interval");
       return this;
     }
 
-    /** The longest wait between retries after repeated failures, in [interval, 1 h]; default 60 s. */
+    /**
+     * The longest wait between retries after repeated failures, in [interval, 1 h]; default 60 s.
+     *
+     * @param maxBackoff the max backoff; not null
+     * @return this builder
+     */
     public Builder maxBackoff(Duration maxBackoff) {
       this.maxBackoff = requireNonNull(maxBackoff, "maxBackoff");
       return this;
     }
 
-    /** How names become addresses; default {@link AddressLookup#uncached()}. */
+    /**
+     * How names become addresses; default {@link AddressLookup#uncached()}.
+     *
+     * @param lookup the lookup; not null
+     * @return this builder
+     */
     public Builder lookup(AddressLookup lookup) {
       this.lookup = requireNonNull(lookup, "lookup");
       return this;

@@ -101,13 +101,23 @@ public final class HealthCheck {
 
     private Builder() {}
 
-    /** The path polled with GET, starting with {@code /}; default {@value #DEFAULT_PATH}. */
+    /**
+     * The path polled with GET, starting with {@code /}; default {@value #DEFAULT_PATH}.
+     *
+     * @param path the path; not null
+     * @return this builder
+     */
     public Builder path(String path) {
       this.path = requireNonNull(path, "path");
       return this;
     }
 
-    /** Time between two checks of a replica, in [10 ms, 1 h]; default 5 s. */
+    /**
+     * Time between two checks of a replica, in [10 ms, 1 h]; default 5 s.
+     *
+     * @param interval the interval; not null
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = requireNonNull(interval, "interval");
       return this;
@@ -116,25 +126,43 @@ public final class HealthCheck {
     /**
      * Timeout of one check, in (0, 1 min]; default 2 s. It may exceed the interval: the next
      * check of a replica is scheduled only when the previous one has ended.
+      *
+      * @param timeout the timeout; not null
+      * @return this builder
      */
     public Builder timeout(Duration timeout) {
       this.timeout = requireNonNull(timeout, "timeout");
       return this;
     }
 
-    /** Failed checks in a row that mark a replica down, in [1, 100]; default {@value #DEFAULT_UNHEALTHY_THRESHOLD}. */
+    /**
+     * Failed checks in a row that mark a replica down, in [1, 100]; default {@value #DEFAULT_UNHEALTHY_THRESHOLD}.
+     *
+     * @param unhealthyThreshold the unhealthy threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder unhealthyThreshold(int unhealthyThreshold) {
       this.unhealthyThreshold = unhealthyThreshold;
       return this;
     }
 
-    /** Passed checks in a row that mark it up again, in [1, 100]; default {@value #DEFAULT_HEALTHY_THRESHOLD}. */
+    /**
+     * Passed checks in a row that mark it up again, in [1, 100]; default {@value #DEFAULT_HEALTHY_THRESHOLD}.
+     *
+     * @param healthyThreshold the healthy threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder healthyThreshold(int healthyThreshold) {
       this.healthyThreshold = healthyThreshold;
       return this;
     }
 
-    /** Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value #DEFAULT_JITTER}. */
+    /**
+     * Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value #DEFAULT_JITTER}.
+     *
+     * @param jitter the jitter, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder jitter(double jitter) {
       this.jitter = jitter;
       return this;

@@ -95,19 +95,34 @@ public final class OutlierDetection {
 
     private Builder() {}
 
-    /** Failures in a row that eject, in [1, 1000]; default {@value #DEFAULT_CONSECUTIVE_FAILURES}. */
+    /**
+     * Failures in a row that eject, in [1, 1000]; default {@value #DEFAULT_CONSECUTIVE_FAILURES}.
+     *
+     * @param consecutiveFailures the consecutive failures, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder consecutiveFailures(int consecutiveFailures) {
       this.consecutiveFailures = consecutiveFailures;
       return this;
     }
 
-    /** The first ejection's length, multiplied by the ejection count, in (0, 1 h]; default 30 s. */
+    /**
+     * The first ejection's length, multiplied by the ejection count, in (0, 1 h]; default 30 s.
+     *
+     * @param baseEjectionTime the base ejection time; not null
+     * @return this builder
+     */
     public Builder baseEjectionTime(Duration baseEjectionTime) {
       this.baseEjectionTime = java.util.Objects.requireNonNull(baseEjectionTime, "baseEjectionTime");
       return this;
     }
 
-    /** The longest ejection, in [baseEjectionTime, 24 h]; default 300 s. */
+    /**
+     * The longest ejection, in [baseEjectionTime, 24 h]; default 300 s.
+     *
+     * @param maxEjectionTime the max ejection time; not null
+     * @return this builder
+     */
     public Builder maxEjectionTime(Duration maxEjectionTime) {
       this.maxEjectionTime = java.util.Objects.requireNonNull(maxEjectionTime, "maxEjectionTime");
       return this;
@@ -116,6 +131,9 @@ public final class OutlierDetection {
     /**
      * The largest share of the fleet ejected at once, in percent, in [0, 100]; default {@value
      * #DEFAULT_MAX_EJECTION_PERCENT}. 0 never ejects.
+      *
+      * @param maxEjectionPercent the max ejection percent, checked at {@link #build()}
+      * @return this builder
      */
     public Builder maxEjectionPercent(int maxEjectionPercent) {
       this.maxEjectionPercent = maxEjectionPercent;

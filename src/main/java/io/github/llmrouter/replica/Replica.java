@@ -140,7 +140,12 @@ public final class Replica {
       this.baseUrl = stripV1(parsed);
     }
 
-    /** The routing identity; default {@code host:port} of the base URL. */
+    /**
+     * The routing identity; default {@code host:port} of the base URL.
+     *
+     * @param id the id; not null
+     * @return this builder
+     */
     public Builder id(String id) {
       requireNonNull(id, "id");
       if (id.isBlank()) throw new IllegalArgumentException("replica id must not be blank");
@@ -158,7 +163,13 @@ public final class Replica {
       return this;
     }
 
-    /** Adds a header sent with every request to this replica. */
+    /**
+     * Adds a header sent with every request to this replica.
+     *
+     * @param name the name; not null
+     * @param value the value; not null
+     * @return this builder
+     */
     public Builder header(String name, String value) {
       requireNonNull(name, "name");
       requireNonNull(value, "value");
@@ -166,7 +177,12 @@ public final class Replica {
       return this;
     }
 
-    /** Adds a model name this replica serves. */
+    /**
+     * Adds a model name this replica serves.
+     *
+     * @param model the model; not null
+     * @return this builder
+     */
     public Builder model(String model) {
       models.add(requireNonNull(model, "model"));
       return this;
