@@ -473,7 +473,13 @@ public final class LlmClient implements AutoCloseable {
 
     private Builder() {}
 
-    /** Adds replicas by base URL (for example {@code http://10.0.0.7:8000}). */
+    /**
+     * Adds replicas by base URL (for example {@code http://10.0.0.7:8000}); a malformed URL fails
+     * at {@link #build()}.
+     *
+     * @param baseUrls the replicas' base URLs, without the {@code /v1} suffix
+     * @return this builder
+     */
     public Builder replicas(String... baseUrls) {
       for (String url : baseUrls) {
         try {
@@ -544,9 +550,9 @@ public final class LlmClient implements AutoCloseable {
      * Timeout from sending a request to its first response byte (for streams, to the first
      * event), and afterwards between reads of a non-streamed body, in (0, 1 h]; default 60 s.
      * Engines that send nothing until a non-streamed generation ends need this to cover it.
-      *
-      * @param firstByteTimeout the first byte timeout; not null
-      * @return this builder
+     *
+     * @param firstByteTimeout the first byte timeout; not null
+     * @return this builder
      */
     public Builder firstByteTimeout(Duration firstByteTimeout) {
       this.firstByteTimeout = requireNonNull(firstByteTimeout, "firstByteTimeout");
@@ -567,9 +573,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Deadline of a whole call across all attempts and backoffs (for a stream: until it is fully
      * read), in [0, 24 h], {@link Duration#ZERO} for none; default 10 min.
-      *
-      * @param callTimeout the call timeout; not null
-      * @return this builder
+     *
+     * @param callTimeout the call timeout; not null
+     * @return this builder
      */
     public Builder callTimeout(Duration callTimeout) {
       this.callTimeout = requireNonNull(callTimeout, "callTimeout");
@@ -577,7 +583,8 @@ public final class LlmClient implements AutoCloseable {
     }
 
     /**
-     * Concurrent requests in total and per replica, in [1, 65536]; default {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}.
+     * Concurrent requests in total and per replica, in [1, 65536]; default {@value
+     * #DEFAULT_MAX_CONCURRENT_REQUESTS}.
      *
      * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
      * @return this builder
@@ -604,9 +611,9 @@ public final class LlmClient implements AutoCloseable {
      * the client's own. OkHttp is the client's transport, so this is the one place where its type
      * shows: it lets an application that already tunes an {@code OkHttpClient} (certificates,
      * proxies, event listeners, tracing interceptors) reuse that work instead of repeating it.
-      *
-      * @param okHttpClient the ok http client; not null
-      * @return this builder
+     *
+     * @param okHttpClient the ok http client; not null
+     * @return this builder
      */
     public Builder okHttpClient(OkHttpClient okHttpClient) {
       this.okHttpClient = requireNonNull(okHttpClient, "okHttpClient");
@@ -627,9 +634,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
      * default the system ticker.
-      *
-      * @param ticker the ticker; not null
-      * @return this builder
+     *
+     * @param ticker the ticker; not null
+     * @return this builder
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = requireNonNull(ticker, "ticker");
@@ -642,9 +649,9 @@ public final class LlmClient implements AutoCloseable {
      * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
      * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
      * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
-      *
-      * @param resolver the resolver; not null
-      * @return this builder
+     *
+     * @param resolver the resolver; not null
+     * @return this builder
      */
     public Builder resolver(ReplicaResolver resolver) {
       this.resolver = requireNonNull(resolver, "resolver");
@@ -688,9 +695,9 @@ public final class LlmClient implements AutoCloseable {
      * The window over which a replica that joined the fleet, or came back from an ejection or
      * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
      * Duration#ZERO} for none); default 30 s.
-      *
-      * @param slowStart the slow start; not null
-      * @return this builder
+     *
+     * @param slowStart the slow start; not null
+     * @return this builder
      */
     public Builder slowStart(Duration slowStart) {
       this.slowStart = requireNonNull(slowStart, "slowStart");
@@ -702,9 +709,9 @@ public final class LlmClient implements AutoCloseable {
      * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
      * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
      * NoReplicaAvailableException}.
-      *
-      * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
-      * @return this builder
+     *
+     * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
+     * @return this builder
      */
     public Builder maxWaitingCalls(int maxWaitingCalls) {
       this.maxWaitingCalls = maxWaitingCalls;
@@ -717,9 +724,9 @@ public final class LlmClient implements AutoCloseable {
      * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
      * {@link LoadReporting#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
      * {@link LoadReporting#disabled()} routes on this client's in-flight counts alone.
-      *
-      * @param loadReporting the load reporting; not null
-      * @return this builder
+     *
+     * @param loadReporting the load reporting; not null
+     * @return this builder
      */
     public Builder loadReporting(LoadReporting loadReporting) {
       this.loadReporting = requireNonNull(loadReporting, "loadReporting");
@@ -729,9 +736,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Client-side admission control when every replica is saturated; default {@link
      * Admission#disabled()}.
-      *
-      * @param admission the admission; not null
-      * @return this builder
+     *
+     * @param admission the admission; not null
+     * @return this builder
      */
     public Builder admission(Admission admission) {
       this.admission = requireNonNull(admission, "admission");

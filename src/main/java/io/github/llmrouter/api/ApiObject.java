@@ -17,7 +17,8 @@ public abstract class ApiObject {
   ApiObject() {}
 
   /**
-   * {@return the fields the typed API does not model, in the order received; unmodifiable, empty if none}
+   * {@return the fields the typed API does not model, in the order received; unmodifiable, empty if
+   * none}
    */
   @JsonAnyGetter
   public final Map<String, Object> extra() {

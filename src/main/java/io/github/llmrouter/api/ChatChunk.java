@@ -92,7 +92,8 @@ public final class ChatChunk extends ApiObject {
     }
 
     /**
-     * {@return why generation stopped ({@code stop}, {@code length}, ...) on a choice's last chunk; null before}
+     * {@return why generation stopped ({@code stop}, {@code length}, ...) on a choice's last chunk;
+     * null before}
      */
     public @Nullable String finishReason() {
       return finishReason;

@@ -95,7 +95,8 @@ public final class ChatMessage extends ApiObject {
   }
 
   /**
-   * {@return the role ({@code system}, {@code user}, {@code assistant}, {@code tool}); null in a delta that omits it}
+   * {@return the role ({@code system}, {@code user}, {@code assistant}, {@code tool}); null in a
+   * delta that omits it}
    */
   public @Nullable String role() {
     return role;

@@ -104,7 +104,8 @@ public final class ChatRequest {
   }
 
   /**
-   * {@return the extra top-level fields sent as they are (vLLM's {@code top_k}, {@code min_p}, ...); immutable, in insertion order}
+   * {@return the extra top-level fields sent as they are (vLLM's {@code top_k}, {@code min_p},
+   * ...); immutable, in insertion order}
    */
   @JsonAnyGetter
   public Map<String, Object> extra() {
@@ -119,7 +120,8 @@ public final class ChatRequest {
   }
 
   /**
-   * {@return the text of the first {@code user} message, what prefix routing keys on; null if there is none}
+   * {@return the text of the first {@code user} message, what prefix routing keys on; null if there
+   * is none}
    */
   public @Nullable String firstUserText() {
     for (ChatMessage m : messages) {
@@ -216,7 +218,8 @@ public final class ChatRequest {
     }
 
     /**
-     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default applies.
+     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default
+     * applies.
      *
      * @param topP the mass, passed on as it is (servers accept (0, 1])
      * @return this builder
@@ -288,9 +291,9 @@ public final class ChatRequest {
     /**
      * An explicit affinity key (a session or conversation id) used by prefix routing instead of
      * the prompt prefix. Never sent to the server.
-      *
-      * @param routingKey the routing key; not null
-      * @return this builder
+     *
+     * @param routingKey the routing key; not null
+     * @return this builder
      */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");

@@ -93,7 +93,8 @@ public final class ChatResponse extends ApiObject {
     }
 
     /**
-     * {@return why generation stopped: {@code stop}, {@code length}, {@code tool_calls}, ..., or null}
+     * {@return why generation stopped: {@code stop}, {@code length}, {@code tool_calls}, ..., or
+     * null}
      */
     public @Nullable String finishReason() {
       return finishReason;

@@ -141,7 +141,8 @@ public final class CompletionRequest {
     }
 
     /**
-     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default applies.
+     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default
+     * applies.
      *
      * @param topP the mass, passed on as it is
      * @return this builder

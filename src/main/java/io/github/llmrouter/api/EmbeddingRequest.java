@@ -73,7 +73,8 @@ public final class EmbeddingRequest {
   }
 
   /**
-   * {@return the explicit affinity key, or null to route on the first input; never sent to the server}
+   * {@return the explicit affinity key, or null to route on the first input; never sent to the
+   * server}
    */
   public @Nullable String routingKey() {
     return routingKey;
@@ -99,7 +100,8 @@ public final class EmbeddingRequest {
     }
 
     /**
-     * Asks for vectors of {@code dimensions} components, for models that can shorten them; unset, the model's own size.
+     * Asks for vectors of {@code dimensions} components, for models that can shorten them; unset,
+     * the model's own size.
      *
      * @param dimensions the size, passed on as it is
      * @return this builder

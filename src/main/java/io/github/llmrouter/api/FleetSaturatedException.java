@@ -8,7 +8,8 @@ package io.github.llmrouter.api;
  */
 public final class FleetSaturatedException extends LlmException {
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param message why admission gave up (queue full, or waited too long)
    */

@@ -12,7 +12,8 @@ public final class LlmTimeoutException extends LlmException {
   private final boolean retryable;
 
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param message which timeout expired
    * @param replicaId the replica concerned, or null for the call's deadline

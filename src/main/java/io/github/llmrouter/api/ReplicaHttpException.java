@@ -18,7 +18,8 @@ public final class ReplicaHttpException extends LlmException {
   private final @Nullable Duration retryAfter;
 
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param replicaId the replica that answered; not null
    * @param status the HTTP status

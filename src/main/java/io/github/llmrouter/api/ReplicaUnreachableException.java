@@ -6,7 +6,8 @@ package io.github.llmrouter.api;
  */
 public final class ReplicaUnreachableException extends LlmException {
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param replicaId the replica; not null
    * @param cause the I/O failure; its class and message (never a secret) join this message

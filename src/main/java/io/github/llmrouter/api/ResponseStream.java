@@ -27,7 +27,8 @@ public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
   /**
    * The chunks; may be called once.
    *
-   * @return an iterator over the chunks in arrival order; its {@code hasNext()} blocks for the next one
+   * @return an iterator over the chunks in arrival order; its {@code hasNext()} blocks for the next
+   *     one
    * @throws IllegalStateException if called a second time
    */
   @Override

@@ -10,7 +10,8 @@ public final class RetriesExhaustedException extends LlmException {
   private final transient List<LlmException> attempts;
 
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param why what ran out (attempts, budget, deadline), for the message
    * @param attempts each attempt's failure in order; copied, the last becomes the cause
@@ -23,7 +24,8 @@ public final class RetriesExhaustedException extends LlmException {
   }
 
   /**
-   * {@return each attempt's failure in the order the attempts were made; immutable, empty after deserialization}
+   * {@return each attempt's failure in the order the attempts were made; immutable, empty after
+   * deserialization}
    */
   public List<LlmException> attempts() {
     return attempts;

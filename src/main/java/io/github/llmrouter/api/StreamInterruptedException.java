@@ -12,7 +12,8 @@ public final class StreamInterruptedException extends LlmException {
   private final String receivedText;
 
   /**
-   * Creates the exception; the client throws it, applications construct it in tests of their own error handling.
+   * Creates the exception; the client throws it, applications construct it in tests of their own
+   * error handling.
    *
    * @param replicaId the replica whose stream broke; not null
    * @param received the chunks delivered before the break; copied
@@ -28,9 +29,11 @@ public final class StreamInterruptedException extends LlmException {
   }
 
   /**
-   * The chunks delivered before the break, in order ({@link ChatChunk} or {@link CompletionResponse}).
+   * The chunks delivered before the break, in order ({@link ChatChunk} or {@link
+   * CompletionResponse}).
    *
-   * @return the chunks, immutable ({@link ChatChunk} or {@link CompletionResponse}); empty after deserialization
+   * @return the chunks, immutable ({@link ChatChunk} or {@link CompletionResponse}); empty after
+   *     deserialization
    */
   public List<?> receivedChunks() {
     return received;

@@ -41,7 +41,8 @@ public final class Usage extends ApiObject {
   }
 
   /**
-   * {@return the prompt tokens the server took from its prefix cache, or -1 if it did not report them}
+   * {@return the prompt tokens the server took from its prefix cache, or -1 if it did not report
+   * them}
    */
   public long cachedTokens() {
     if (promptTokensDetails == null) return -1;

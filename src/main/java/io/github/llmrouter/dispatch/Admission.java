@@ -51,31 +51,40 @@ public final class Admission {
     this.kvUsageThreshold = kvUsageThreshold;
   }
 
-  /** No admission control (the default): requests are always routed at once. */
+  /**
+   * {@return the policy without admission control (the default): requests are always routed at
+   * once}
+   */
   public static Admission disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether admission is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the capacity, as set by {@link Builder#capacity}} */
   public int capacity() {
     return capacity;
   }
 
+  /** {@return the max wait, as set by {@link Builder#maxWait}} */
   public Duration maxWait() {
     return maxWait;
   }
 
+  /** {@return the queue threshold, as set by {@link Builder#queueThreshold}} */
   public int queueThreshold() {
     return queueThreshold;
   }
 
+  /** {@return the kv usage threshold, as set by {@link Builder#kvUsageThreshold}} */
   public double kvUsageThreshold() {
     return kvUsageThreshold;
   }
@@ -119,7 +128,8 @@ public final class Admission {
     }
 
     /**
-     * Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD}.
+     * Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value
+     * #DEFAULT_QUEUE_THRESHOLD}.
      *
      * @param queueThreshold the queue threshold, checked at {@link #build()}
      * @return this builder
@@ -130,7 +140,8 @@ public final class Admission {
     }
 
     /**
-     * KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value #DEFAULT_KV_USAGE_THRESHOLD}.
+     * KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value
+     * #DEFAULT_KV_USAGE_THRESHOLD}.
      *
      * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
      * @return this builder
@@ -140,7 +151,12 @@ public final class Admission {
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the Admission.
+     *
+     * @return an immutable, thread-safe {@code Admission}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public Admission build() {
       if (capacity < 1 || capacity > 1_000_000) {
         throw new IllegalArgumentException("Admission.capacity must be in [1, 1000000], got "

@@ -52,40 +52,47 @@ public final class CircuitBreakerPolicy {
     this.halfOpenCalls = b.halfOpenCalls;
   }
 
-  /** The defaults: 50% of the last 20 calls (at least 10), open 10 s, 3 probes. */
+  /** {@return the defaults: 50% of the last 20 calls (at least 10), open 10 s, 3 probes} */
   public static CircuitBreakerPolicy defaults() {
     return DEFAULTS;
   }
 
-  /** No circuit breakers (outlier detection and failover still apply). */
+  /** {@return a policy without circuit breakers (outlier detection and failover still apply)} */
   public static CircuitBreakerPolicy disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether circuit breakers is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the failure rate threshold, as set by {@link Builder#failureRateThreshold}} */
   public float failureRateThreshold() {
     return failureRateThreshold;
   }
 
+  /** {@return the sliding window size, as set by {@link Builder#slidingWindowSize}} */
   public int slidingWindowSize() {
     return slidingWindowSize;
   }
 
+  /** {@return the minimum calls, as set by {@link Builder#minimumCalls}} */
   public int minimumCalls() {
     return minimumCalls;
   }
 
+  /** {@return the open duration, as set by {@link Builder#openDuration}} */
   public Duration openDuration() {
     return openDuration;
   }
 
+  /** {@return the half open calls, as set by {@link Builder#halfOpenCalls}} */
   public int halfOpenCalls() {
     return halfOpenCalls;
   }
@@ -130,7 +137,8 @@ public final class CircuitBreakerPolicy {
     }
 
     /**
-     * Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value #DEFAULT_MINIMUM_CALLS}.
+     * Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value
+     * #DEFAULT_MINIMUM_CALLS}.
      *
      * @param minimumCalls the minimum calls, checked at {@link #build()}
      * @return this builder
@@ -162,7 +170,12 @@ public final class CircuitBreakerPolicy {
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the CircuitBreakerPolicy.
+     *
+     * @return an immutable, thread-safe {@code CircuitBreakerPolicy}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public CircuitBreakerPolicy build() {
       if (!(failureRateThreshold > 0 && failureRateThreshold <= 100)) {
         throw new IllegalArgumentException(

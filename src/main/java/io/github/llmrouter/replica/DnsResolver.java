@@ -61,7 +61,13 @@ public final class DnsResolver implements ReplicaResolver {
     this.lookup = b.lookup;
   }
 
-  /** A builder for the addresses of {@code host}, each serving on {@code port}. */
+  /**
+   * A builder for the addresses of {@code host}, each serving on {@code port}.
+   *
+   * @param host a DNS name (a headless Service's, typically); not null
+   * @param port the port every address serves on
+   * @return a new builder holding every other default; not thread-safe
+   */
   public static Builder builder(String host, int port) {
     return new Builder(host, port);
   }
@@ -200,7 +206,12 @@ public final class DnsResolver implements ReplicaResolver {
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the DnsResolver.
+     *
+     * @return an immutable, thread-safe {@code DnsResolver}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public DnsResolver build() {
       if (host.isBlank()) throw new IllegalArgumentException("DnsResolver.host must not be blank");
       if (port < 1 || port > 65_535) {

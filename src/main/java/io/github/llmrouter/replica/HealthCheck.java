@@ -50,35 +50,42 @@ public final class HealthCheck {
     this.jitter = b.jitter;
   }
 
-  /** Checks with every default. */
+  /** {@return health checks with every default} */
   public static HealthCheck defaults() {
     return DEFAULTS;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return the path, as set by {@link Builder#path}} */
   public String path() {
     return path;
   }
 
+  /** {@return the interval, as set by {@link Builder#interval}} */
   public Duration interval() {
     return interval;
   }
 
+  /** {@return the timeout, as set by {@link Builder#timeout}} */
   public Duration timeout() {
     return timeout;
   }
 
+  /** {@return the unhealthy threshold, as set by {@link Builder#unhealthyThreshold}} */
   public int unhealthyThreshold() {
     return unhealthyThreshold;
   }
 
+  /** {@return the healthy threshold, as set by {@link Builder#healthyThreshold}} */
   public int healthyThreshold() {
     return healthyThreshold;
   }
 
+  /** {@return the jitter, as set by {@link Builder#jitter}} */
   public double jitter() {
     return jitter;
   }
@@ -126,9 +133,9 @@ public final class HealthCheck {
     /**
      * Timeout of one check, in (0, 1 min]; default 2 s. It may exceed the interval: the next
      * check of a replica is scheduled only when the previous one has ended.
-      *
-      * @param timeout the timeout; not null
-      * @return this builder
+     *
+     * @param timeout the timeout; not null
+     * @return this builder
      */
     public Builder timeout(Duration timeout) {
       this.timeout = requireNonNull(timeout, "timeout");
@@ -136,7 +143,8 @@ public final class HealthCheck {
     }
 
     /**
-     * Failed checks in a row that mark a replica down, in [1, 100]; default {@value #DEFAULT_UNHEALTHY_THRESHOLD}.
+     * Failed checks in a row that mark a replica down, in [1, 100]; default {@value
+     * #DEFAULT_UNHEALTHY_THRESHOLD}.
      *
      * @param unhealthyThreshold the unhealthy threshold, checked at {@link #build()}
      * @return this builder
@@ -147,7 +155,8 @@ public final class HealthCheck {
     }
 
     /**
-     * Passed checks in a row that mark it up again, in [1, 100]; default {@value #DEFAULT_HEALTHY_THRESHOLD}.
+     * Passed checks in a row that mark it up again, in [1, 100]; default {@value
+     * #DEFAULT_HEALTHY_THRESHOLD}.
      *
      * @param healthyThreshold the healthy threshold, checked at {@link #build()}
      * @return this builder
@@ -158,7 +167,8 @@ public final class HealthCheck {
     }
 
     /**
-     * Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value #DEFAULT_JITTER}.
+     * Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value
+     * #DEFAULT_JITTER}.
      *
      * @param jitter the jitter, checked at {@link #build()}
      * @return this builder
@@ -168,7 +178,12 @@ public final class HealthCheck {
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the HealthCheck.
+     *
+     * @return an immutable, thread-safe {@code HealthCheck}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public HealthCheck build() {
       if (!path.startsWith("/")) {
         throw new IllegalArgumentException("HealthCheck.path must start with /, got '" + path + "'");

@@ -45,36 +45,44 @@ public final class OutlierDetection {
     this.maxEjectionPercent = b.maxEjectionPercent;
   }
 
-  /** The defaults: 5 failures, 30 s base, 300 s max, 10%. */
+  /** {@return the defaults: 5 failures, 30 s base, 300 s max, 10%} */
   public static OutlierDetection defaults() {
     return DEFAULTS;
   }
 
-  /** No passive ejection (failover and circuit breakers still apply). */
+  /**
+   * {@return a configuration without passive ejection (failover and circuit breakers still apply)}
+   */
   public static OutlierDetection disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether outlier ejection is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the consecutive failures, as set by {@link Builder#consecutiveFailures}} */
   public int consecutiveFailures() {
     return consecutiveFailures;
   }
 
+  /** {@return the base ejection time, as set by {@link Builder#baseEjectionTime}} */
   public Duration baseEjectionTime() {
     return baseEjectionTime;
   }
 
+  /** {@return the max ejection time, as set by {@link Builder#maxEjectionTime}} */
   public Duration maxEjectionTime() {
     return maxEjectionTime;
   }
 
+  /** {@return the max ejection percent, as set by {@link Builder#maxEjectionPercent}} */
   public int maxEjectionPercent() {
     return maxEjectionPercent;
   }
@@ -131,16 +139,21 @@ public final class OutlierDetection {
     /**
      * The largest share of the fleet ejected at once, in percent, in [0, 100]; default {@value
      * #DEFAULT_MAX_EJECTION_PERCENT}. 0 never ejects.
-      *
-      * @param maxEjectionPercent the max ejection percent, checked at {@link #build()}
-      * @return this builder
+     *
+     * @param maxEjectionPercent the max ejection percent, checked at {@link #build()}
+     * @return this builder
      */
     public Builder maxEjectionPercent(int maxEjectionPercent) {
       this.maxEjectionPercent = maxEjectionPercent;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the OutlierDetection.
+     *
+     * @return an immutable, thread-safe {@code OutlierDetection}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public OutlierDetection build() {
       if (consecutiveFailures < 1 || consecutiveFailures > 1000) {
         throw new IllegalArgumentException(

@@ -46,7 +46,13 @@ public final class Replica {
     this.models = Set.copyOf(b.models);
   }
 
-  /** A replica with default id and weight at {@code baseUrl} (e.g. {@code http://10.0.0.7:8000}). */
+  /**
+   * A replica with default id and weight at {@code baseUrl}.
+   *
+   * @param baseUrl an http(s) URL such as {@code http://10.0.0.7:8000}, with or without {@code /v1}
+   * @return an immutable replica
+   * @throws IllegalArgumentException if {@code baseUrl} is not an http(s) URL
+   */
   public static Replica of(String baseUrl) {
     return builder(baseUrl).build();
   }
@@ -55,28 +61,38 @@ public final class Replica {
    * A builder for a replica at {@code baseUrl}. The URL may end in {@code /v1} or not; request
    * paths such as {@code /v1/chat/completions} are resolved against the server root.
    *
+   * @param baseUrl an http(s) URL such as {@code http://10.0.0.7:8000}
+   * @return a new builder; not thread-safe
    * @throws IllegalArgumentException if {@code baseUrl} is not an http(s) URL
    */
   public static Builder builder(String baseUrl) {
     return new Builder(baseUrl);
   }
 
-  /** The routing identity: stable across membership changes and identical across clients. */
+  /**
+   * {@return the routing identity: stable across membership changes and identical across clients}
+   */
   public String id() {
     return id;
   }
 
-  /** The server root, without a trailing {@code /v1}. */
+  /**
+   * The server root, without a trailing {@code /v1}. OkHttp's {@code HttpUrl} rather than a
+   * string: it is parsed and normalised once, when the replica is built, so that no request parses
+   * it again; {@code toString()} and {@code uri()} give the JDK forms.
+   *
+   * @return the parsed root URL
+   */
   public HttpUrl baseUrl() {
     return baseUrl;
   }
 
-  /** The share of keys relative to other replicas (1.0 = one unit: 256 ring points). */
+  /** {@return the share of keys relative to other replicas (1.0 = one unit: 256 ring points)} */
   public double weight() {
     return weight;
   }
 
-  /** Headers sent with every request to this replica (in addition to the client's own). */
+  /** {@return the headers sent with every request to this replica, besides the client's own} */
   public Map<String, String> headers() {
     return headers;
   }
@@ -84,12 +100,14 @@ public final class Replica {
   /**
    * The models this replica serves; empty means "whatever it is asked for". Informational in this
    * version: routing does not filter on it yet.
+   *
+   * @return the model names; immutable, possibly empty
    */
   public Set<String> models() {
     return models;
   }
 
-  /** A builder initialised from this replica. */
+  /** {@return a builder initialised from this replica} */
   public Builder toBuilder() {
     Builder b = new Builder(baseUrl.toString());
     b.id = id;
@@ -153,7 +171,13 @@ public final class Replica {
       return this;
     }
 
-    /** The share of keys, in (0, {@value #MAX_WEIGHT}]; default {@value #DEFAULT_WEIGHT}. */
+    /**
+     * The share of keys, in (0, {@value #MAX_WEIGHT}]; default {@value #DEFAULT_WEIGHT}.
+     *
+     * @param weight the weight
+     * @return this builder
+     * @throws IllegalArgumentException if {@code weight} is out of range
+     */
     public Builder weight(double weight) {
       if (!(weight > 0 && weight <= MAX_WEIGHT)) {
         throw new IllegalArgumentException("replica weight must be in (0, " + MAX_WEIGHT + "], got "
@@ -188,6 +212,7 @@ public final class Replica {
       return this;
     }
 
+    /** {@return an immutable replica with this builder's settings} */
     public Replica build() {
       return new Replica(this);
     }

@@ -91,7 +91,12 @@ public final class KubernetesResolver implements ReplicaResolver {
     this.podWeightAnnotation = b.podWeightAnnotation;
   }
 
-  /** A builder for the endpoints of the Service named {@code service}. */
+  /**
+   * A builder for the endpoints of the Service named {@code service}.
+   *
+   * @param service the Service's name, in the namespace set on the builder; not null
+   * @return a new builder holding every other default; not thread-safe
+   */
   public static Builder builder(String service) {
     return new Builder(service);
   }
@@ -293,9 +298,9 @@ public final class KubernetesResolver implements ReplicaResolver {
     /**
      * The Service's namespace; default the client configuration's (in a pod: the pod's own), else
      * {@value #DEFAULT_NAMESPACE}.
-      *
-      * @param namespace the namespace; not null
-      * @return this builder
+     *
+     * @param namespace the namespace; not null
+     * @return this builder
      */
     public Builder namespace(String namespace) {
       this.namespace = requireNonNull(namespace, "namespace");
@@ -327,9 +332,9 @@ public final class KubernetesResolver implements ReplicaResolver {
     /**
      * A fabric8 client to use (and leave open on close); default one auto-configured (in-cluster
      * service account, else kubeconfig) and closed with the resolver.
-      *
-      * @param client the client; not null
-      * @return this builder
+     *
+     * @param client the client; not null
+     * @return this builder
      */
     public Builder client(KubernetesClient client) {
       this.client = requireNonNull(client, "client");
@@ -351,16 +356,21 @@ public final class KubernetesResolver implements ReplicaResolver {
      * A pod annotation whose value is the replica's weight (e.g. {@code llm-router.io/weight: "2"}
      * on an H100 pod next to L4s); default none (every replica weighs 1). Read once per pod, which
      * needs {@code get} on {@code pods}.
-      *
-      * @param annotation the annotation; not null
-      * @return this builder
+     *
+     * @param annotation the annotation; not null
+     * @return this builder
      */
     public Builder podWeightAnnotation(String annotation) {
       this.podWeightAnnotation = requireNonNull(annotation, "annotation");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the KubernetesResolver.
+     *
+     * @return an immutable, thread-safe {@code KubernetesResolver}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public KubernetesResolver build() {
       if (service.isBlank()) {
         throw new IllegalArgumentException("KubernetesResolver.service must not be blank");
