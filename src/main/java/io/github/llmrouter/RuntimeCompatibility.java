@@ -86,8 +86,9 @@ final class RuntimeCompatibility {
       String found = classPath.jacksonAnnotationsVersion();
       throw new IllegalStateException("llm-router's JSON codec (Jackson 3) cannot run on this"
           + " class path: " + e + ". jackson-annotations " + (found == null ? "(version unknown)"
-          : found) + " is loaded from " + classPath.jacksonAnnotationsLocation() + "; Jackson 3"
-          + " needs " + JACKSON_ANNOTATIONS_BUILT_WITH + ". Spring Boot 3 manages an older one:"
+          : found) + " is loaded from " + classPath.jacksonAnnotationsLocation() + ", and Jackson"
+          + " 3 needs the version it is released with, " + JACKSON_ANNOTATIONS_BUILT_WITH
+          + ". Spring Boot 3 manages an older one:"
           + " add the dependency com.fasterxml.jackson.core:jackson-annotations:"
           + JACKSON_ANNOTATIONS_BUILT_WITH + " to your build (see the README, Compatibility).", e);
     }
