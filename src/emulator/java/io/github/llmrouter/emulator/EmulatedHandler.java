@@ -187,6 +187,9 @@ final class EmulatedHandler implements HttpHandler {
     ex.getResponseHeaders().set("Cache-Control", "no-cache");
     ex.sendResponseHeaders(200, 0); // chunked
     OutputStream out = ex.getResponseBody();
+    // Send the headers now: since JDK 25 the server buffers them until body bytes follow, and a
+    // stream broken before its first event must still have begun (200, then a cut).
+    out.flush();
     int sent = 0;
     // The first event carries the first token and, for chat, the assistant role.
     int events = Math.max(1, tokens.length);
