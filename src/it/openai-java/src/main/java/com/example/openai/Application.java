@@ -1,22 +1,17 @@
 package com.example.openai;
 
+import com.example.calls.RoutedCalls;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.github.llmrouter.LlmClient;
-import io.github.llmrouter.api.ChatChunk;
-import io.github.llmrouter.api.ChatMessage;
-import io.github.llmrouter.api.ChatRequest;
-import io.github.llmrouter.api.ChatResponse;
-import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.emulator.EmulatedReplica;
-import java.util.concurrent.TimeUnit;
 
 /**
- * openai-java and llm-router in one application, on one OkHttp: llm-router makes one blocking, one
- * asynchronous and one streamed routed call to two emulated replicas on loopback, and openai-java
- * calls one of them directly. Exits non-zero if any call fails.
+ * openai-java and llm-router in one application, on one OkHttp: llm-router makes the routed calls
+ * to two emulated replicas on loopback, and openai-java calls one of them directly. Exits non-zero
+ * if any call fails.
  */
 public final class Application {
   private Application() {}
@@ -25,21 +20,7 @@ public final class Application {
     try (EmulatedReplica a = EmulatedReplica.builder().id("a").build().start();
         EmulatedReplica b = EmulatedReplica.builder().id("b").build().start();
         LlmClient client = LlmClient.builder().replicas(a.baseUrl(), b.baseUrl()).build()) {
-      ChatRequest request = ChatRequest.builder(EmulatedReplica.DEFAULT_MODEL)
-          .message(ChatMessage.user("Which replica holds my prefix?"))
-          .build();
-      ChatResponse blocking = client.chat(request);
-      ChatResponse async = client.chatAsync(request).get(60, TimeUnit.SECONDS);
-      StringBuilder streamed = new StringBuilder();
-      try (ResponseStream<ChatChunk> stream = client.chatStream(request)) {
-        for (ChatChunk chunk : stream) streamed.append(chunk.text());
-      }
-      String text = blocking.text();
-      if (text == null || text.isEmpty() || !text.equals(async.text())
-          || !text.equals(streamed.toString())) {
-        throw new IllegalStateException("calls disagree: '" + text + "', '" + async.text()
-            + "', '" + streamed + "'");
-      }
+      String text = RoutedCalls.make(client);
 
       OpenAIClient openai = OpenAIOkHttpClient.builder()
           .baseUrl(a.baseUrl() + "/v1")
@@ -49,7 +30,7 @@ public final class Application {
         ChatCompletion completion = openai.chat().completions().create(
             ChatCompletionCreateParams.builder()
                 .model(EmulatedReplica.DEFAULT_MODEL)
-                .addUserMessage("Which replica holds my prefix?")
+                .addUserMessage(RoutedCalls.PROMPT)
                 .build());
         String direct = completion.choices().get(0).message().content().orElse("");
         if (!direct.equals(text)) {
