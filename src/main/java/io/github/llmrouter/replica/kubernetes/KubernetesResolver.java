@@ -331,7 +331,10 @@ public final class KubernetesResolver implements ReplicaResolver {
 
     /**
      * A fabric8 client to use (and leave open on close); default one auto-configured (in-cluster
-     * service account, else kubeconfig) and closed with the resolver.
+     * service account, else kubeconfig) and closed with the resolver. fabric8's type appears here
+     * because this resolver is the optional fabric8 integration: an application that already has a
+     * configured {@code KubernetesClient} (credentials, proxy, a mock server in tests) shares it
+     * rather than configuring a second one.
      *
      * @param client the client; not null
      * @return this builder
