@@ -2,7 +2,6 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
@@ -160,7 +159,12 @@ public final class LlmClient implements AutoCloseable {
     dispatcher.publishLoadReport(replica.id(), report);
   }
 
-  /** A builder with every default; replicas or a resolver are required. */
+  /**
+   * Starts a client configuration with every default; set {@link Builder#replicas(String...)} or
+   * {@link Builder#resolver(ReplicaResolver)} before {@link Builder#build()}.
+   *
+   * @return a new, mutable builder (not thread-safe)
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -277,7 +281,10 @@ public final class LlmClient implements AutoCloseable {
     }
   }
 
-  /** The replicas this client routes to. */
+  /**
+   * {@return the replicas this client routes to now: an immutable snapshot, empty until the
+   * resolver's first answer}
+   */
   public List<Replica> replicas() {
     return dispatcher.replicas().replicas();
   }
@@ -287,13 +294,21 @@ public final class LlmClient implements AutoCloseable {
    * once with a static list), as Armeria's {@code EndpointGroup.whenReady()} does; fails if the
    * client is closed first. Calls made before that wait by themselves, so this is for start-up
    * ordering and readiness probes, not a precondition.
+   *
+   * @return a future of the first non-empty replica list; completing it has no effect on the
+   *     client
    */
   public CompletableFuture<List<Replica>> whenReady() {
     // A dependent copy: callers cannot complete the client's own future.
     return dispatcher.whenReady().thenApply(r -> r);
   }
 
-  /** This client's requests in flight on the replica with {@code replicaId} (0 if unknown). */
+  /**
+   * {@return this client's requests in flight on the replica with {@code replicaId}, or 0 for an
+   * unknown id}
+   *
+   * @param replicaId a {@link Replica#id()}
+   */
   public int inFlight(String replicaId) {
     return dispatcher.inFlight(requireNonNull(replicaId, "replicaId"));
   }
@@ -304,6 +319,9 @@ public final class LlmClient implements AutoCloseable {
    * waiting requests, the mean per replica and the saturated replicas, with {@link
    * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler. Saturation uses
    * the admission thresholds ({@link Admission}'s defaults when admission is off).
+   *
+   * @return an immutable snapshot; it costs one pass over the replicas, so call it from a metrics
+   *     or autoscaling loop, not per request
    */
   public FleetSnapshot fleet() {
     LocalLoad load = dispatcher.load();
@@ -339,6 +357,9 @@ public final class LlmClient implements AutoCloseable {
    * Scrapes every replica's metrics once, now, if scraping is on; the future completes when every
    * scrape has finished. Reports also arrive on their own schedule; this is for tests and for
    * refreshing the view before a burst.
+   *
+   * @return a future that completes (never exceptionally) when every scrape has finished; at once
+   *     if scraping is off
    */
   public CompletableFuture<Void> scrapeLoadNow() {
     return scraper == null ? CompletableFuture.completedFuture(null) : scraper.scrapeAll();
@@ -485,7 +506,7 @@ public final class LlmClient implements AutoCloseable {
     private @Nullable String apiKey;
     private @Nullable OkHttpClient okHttpClient;
     private RoutingListener listener = RoutingListener.NONE;
-    private Ticker ticker = Ticker.systemTicker();
+    private Ticker ticker = Ticker.system();
     private LoadReporting loadReporting = LoadReporting.defaults();
     private Admission admission = Admission.disabled();
     private @Nullable RuntimeException invalidReplica;
@@ -499,7 +520,13 @@ public final class LlmClient implements AutoCloseable {
 
     private Builder() {}
 
-    /** Adds replicas by base URL (for example {@code http://10.0.0.7:8000}). */
+    /**
+     * Adds replicas by base URL (for example {@code http://10.0.0.7:8000}); a malformed URL fails
+     * at {@link #build()}.
+     *
+     * @param baseUrls the replicas' base URLs, without the {@code /v1} suffix
+     * @return this builder
+     */
     public Builder replicas(String... baseUrls) {
       for (String url : baseUrls) {
         try {
@@ -511,31 +538,56 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** Adds replicas. */
+    /**
+     * Adds replicas.
+     *
+     * @param replicas the replicas; not null
+     * @return this builder
+     */
     public Builder replicas(List<Replica> replicas) {
       for (Replica r : requireNonNull(replicas, "replicas")) replica(r);
       return this;
     }
 
-    /** Adds one replica. */
+    /**
+     * Adds one replica.
+     *
+     * @param replica the replica; not null
+     * @return this builder
+     */
     public Builder replica(Replica replica) {
       replicas.add(requireNonNull(replica, "replica"));
       return this;
     }
 
-    /** How replicas are chosen; default {@link PrefixHash} with its defaults. */
+    /**
+     * How replicas are chosen; default {@link PrefixHash} with its defaults.
+     *
+     * @param routingPolicy the routing policy; not null
+     * @return this builder
+     */
     public Builder routingPolicy(RoutingPolicy routingPolicy) {
       this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
       return this;
     }
 
-    /** Retries and failover; default {@link RetryPolicy#defaults()}. */
+    /**
+     * Retries and failover; default {@link RetryPolicy#defaults()}.
+     *
+     * @param retryPolicy the retry policy; not null
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy retryPolicy) {
       this.retryPolicy = requireNonNull(retryPolicy, "retryPolicy");
       return this;
     }
 
-    /** Timeout to open a connection, in (0, 5 min]; default 5 s. */
+    /**
+     * Timeout to open a connection, in (0, 5 min]; default 5 s.
+     *
+     * @param connectTimeout the connect timeout; not null
+     * @return this builder
+     */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = requireNonNull(connectTimeout, "connectTimeout");
       return this;
@@ -545,13 +597,21 @@ public final class LlmClient implements AutoCloseable {
      * Timeout from sending a request to its first response byte (for streams, to the first
      * event), and afterwards between reads of a non-streamed body, in (0, 1 h]; default 60 s.
      * Engines that send nothing until a non-streamed generation ends need this to cover it.
+     *
+     * @param firstByteTimeout the first byte timeout; not null
+     * @return this builder
      */
     public Builder firstByteTimeout(Duration firstByteTimeout) {
       this.firstByteTimeout = requireNonNull(firstByteTimeout, "firstByteTimeout");
       return this;
     }
 
-    /** Longest gap between two events of a stream, in (0, 1 h]; default 30 s. */
+    /**
+     * Longest gap between two events of a stream, in (0, 1 h]; default 30 s.
+     *
+     * @param streamIdleTimeout the stream idle timeout; not null
+     * @return this builder
+     */
     public Builder streamIdleTimeout(Duration streamIdleTimeout) {
       this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
       return this;
@@ -560,13 +620,22 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Deadline of a whole call across all attempts and backoffs (for a stream: until it is fully
      * read), in [0, 24 h], {@link Duration#ZERO} for none; default 10 min.
+     *
+     * @param callTimeout the call timeout; not null
+     * @return this builder
      */
     public Builder callTimeout(Duration callTimeout) {
       this.callTimeout = requireNonNull(callTimeout, "callTimeout");
       return this;
     }
 
-    /** Concurrent requests in total and per replica, in [1, 65536]; default {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}. */
+    /**
+     * Concurrent requests in total and per replica, in [1, 65536]; default {@value
+     * #DEFAULT_MAX_CONCURRENT_REQUESTS}.
+     *
+     * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxConcurrentRequests(int maxConcurrentRequests) {
       this.maxConcurrentRequests = maxConcurrentRequests;
       return this;
@@ -590,14 +659,24 @@ public final class LlmClient implements AutoCloseable {
     /**
      * An OkHttp client whose connection pool and threads to share. Its interceptors, TLS and proxy
      * settings are kept; timeouts, retry-on-connection-failure and the dispatcher's limits are
-     * the client's own.
+     * the client's own. OkHttp is the client's transport, so this is the one place where its type
+     * shows: it lets an application that already tunes an {@code OkHttpClient} (certificates,
+     * proxies, event listeners, tracing interceptors) reuse that work instead of repeating it.
+     *
+     * @param okHttpClient the ok http client; not null
+     * @return this builder
      */
     public Builder okHttpClient(OkHttpClient okHttpClient) {
       this.okHttpClient = requireNonNull(okHttpClient, "okHttpClient");
       return this;
     }
 
-    /** Receives routing events; default none. */
+    /**
+     * Receives routing events; default none.
+     *
+     * @param listener the listener; not null
+     * @return this builder
+     */
     public Builder listener(RoutingListener listener) {
       this.listener = requireNonNull(listener, "listener");
       return this;
@@ -606,6 +685,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
      * default the system ticker.
+     *
+     * @param ticker the ticker; not null
+     * @return this builder
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = requireNonNull(ticker, "ticker");
@@ -618,25 +700,43 @@ public final class LlmClient implements AutoCloseable {
      * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
      * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
      * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
+     *
+     * @param resolver the resolver; not null
+     * @return this builder
      */
     public Builder resolver(ReplicaResolver resolver) {
       this.resolver = requireNonNull(resolver, "resolver");
       return this;
     }
 
-    /** Active health checks (GET /health); default none: see {@link HealthCheck}. */
+    /**
+     * Active health checks (GET /health); default none: see {@link HealthCheck}.
+     *
+     * @param healthCheck the health check; not null
+     * @return this builder
+     */
     public Builder healthCheck(HealthCheck healthCheck) {
       this.healthCheck = requireNonNull(healthCheck, "healthCheck");
       return this;
     }
 
-    /** Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s). */
+    /**
+     * Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s).
+     *
+     * @param outlierDetection the outlier detection; not null
+     * @return this builder
+     */
     public Builder outlierDetection(OutlierDetection outlierDetection) {
       this.outlierDetection = requireNonNull(outlierDetection, "outlierDetection");
       return this;
     }
 
-    /** Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}. */
+    /**
+     * Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}.
+     *
+     * @param circuitBreaker the circuit breaker; not null
+     * @return this builder
+     */
     public Builder circuitBreaker(CircuitBreakerPolicy circuitBreaker) {
       this.circuitBreaker = requireNonNull(circuitBreaker, "circuitBreaker");
       return this;
@@ -646,6 +746,9 @@ public final class LlmClient implements AutoCloseable {
      * The window over which a replica that joined the fleet, or came back from an ejection or
      * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
      * Duration#ZERO} for none); default 30 s.
+     *
+     * @param slowStart the slow start; not null
+     * @return this builder
      */
     public Builder slowStart(Duration slowStart) {
       this.slowStart = requireNonNull(slowStart, "slowStart");
@@ -657,6 +760,9 @@ public final class LlmClient implements AutoCloseable {
      * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
      * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
      * NoReplicaAvailableException}.
+     *
+     * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
+     * @return this builder
      */
     public Builder maxWaitingCalls(int maxWaitingCalls) {
       this.maxWaitingCalls = maxWaitingCalls;
@@ -669,6 +775,9 @@ public final class LlmClient implements AutoCloseable {
      * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
      * {@link LoadReporting#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
      * {@link LoadReporting#disabled()} routes on this client's in-flight counts alone.
+     *
+     * @param loadReporting the load reporting; not null
+     * @return this builder
      */
     public Builder loadReporting(LoadReporting loadReporting) {
       this.loadReporting = requireNonNull(loadReporting, "loadReporting");
@@ -678,13 +787,26 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Client-side admission control when every replica is saturated; default {@link
      * Admission#disabled()}.
+     *
+     * @param admission the admission; not null
+     * @return this builder
      */
     public Builder admission(Admission admission) {
       this.admission = requireNonNull(admission, "admission");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every knob and starts a client: its resolver, health checks and load scraping
+     * begin now. The first build in a class loader also checks the class path (OkHttp 5 alone, a
+     * jackson-annotations that Jackson 3 runs on), so that a build mixing versions fails here
+     * rather than on some later call.
+     *
+     * @return a started client; close it when done
+     * @throws IllegalArgumentException naming the first knob out of range
+     * @throws IllegalStateException if the class path mixes library versions the client cannot
+     *     run on; the message names the dependency line that fixes it
+     */
     public LlmClient build() {
       if (invalidReplica != null) throw invalidReplica;
       if (resolver != null && !replicas.isEmpty()) {
@@ -714,6 +836,7 @@ public final class LlmClient implements AutoCloseable {
         }
         HeaderFields.checkValue("Authorization", apiKey, "apiKey");
       }
+      RuntimeCompatibility.checkOnce();
       return new LlmClient(this, source);
     }
 

@@ -8,7 +8,6 @@ import static io.github.llmrouter.Fixtures.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.RetriesExhaustedException;

@@ -2,7 +2,6 @@ package io.github.llmrouter.emulator;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.emulator.EmulatedEngine.Abort;
 import io.github.llmrouter.emulator.EmulatedFaults.Fault;
 import java.io.IOException;
@@ -261,7 +260,7 @@ final class EmulatedHandler implements HttpHandler {
     double[] v = new double[EMBEDDING_DIMENSIONS];
     double norm = 0;
     for (int d = 0; d < v.length; d++) {
-      long h = Hashing.xxh64(text, d + 1);
+      long h = ContentHash.of(text, d + 1);
       v[d] = (h >>> 11) * 0x1.0p-53 * 2 - 1;
       norm += v[d] * v[d];
     }

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * (a replica that timed out before answering).
  */
 public class LlmException extends RuntimeException {
+  /** The replica the failure concerns, or null. */
   private final @Nullable String replicaId;
 
   /**
@@ -51,14 +52,15 @@ public class LlmException extends RuntimeException {
     this.replicaId = replicaId;
   }
 
-  /** The replica the failure concerns, or null if it concerns none. */
+  /** {@return the replica the failure concerns, or null if it concerns none} */
   public @Nullable String replicaId() {
     return replicaId;
   }
 
   /**
-   * Whether trying again on another replica may succeed: true for connection failures, timeouts
-   * before any response, malformed answers and HTTP 408/429/500/502/503/504 (by default).
+   * {@return whether trying again on another replica may succeed: true for connection failures,
+   * timeouts before any response, malformed answers and HTTP 408/429/500/502/503/504 (by
+   * default)}
    */
   public boolean isRetryable() {
     return false;

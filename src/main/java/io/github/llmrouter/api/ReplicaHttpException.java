@@ -67,7 +67,7 @@ public final class ReplicaHttpException extends LlmException {
     this.retryAfter = retryAfter;
   }
 
-  /** The HTTP status code. */
+  /** {@return the HTTP status code} */
   public int status() {
     return status;
   }
@@ -91,7 +91,7 @@ public final class ReplicaHttpException extends LlmException {
     return bodyExcerpt;
   }
 
-  /** The server's {@code Retry-After}, if it sent a valid one. */
+  /** {@return the server's {@code Retry-After}, if it sent a valid one, else null} */
   public @Nullable Duration retryAfter() {
     return retryAfter;
   }

@@ -35,11 +35,17 @@ import java.util.stream.StreamSupport;
  * @param <T> the chunk type
  */
 public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
-  /** The chunks; may be called once. */
+  /**
+   * The chunks; may be called once.
+   *
+   * @return an iterator over the chunks in arrival order; its {@code hasNext()} blocks for the next
+   *     one
+   * @throws IllegalStateException if called a second time
+   */
   @Override
   Iterator<T> iterator();
 
-  /** The id of the replica serving this stream. */
+  /** {@return the id of the replica serving this stream} */
   String replicaId();
 
   /** Stops reading and releases the connection. Idempotent. */
@@ -49,6 +55,8 @@ public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
   /**
    * The chunks as a sequential {@link Stream}; closing that stream closes this one, so use it in
    * try-with-resources too.
+   *
+   * @return a sequential, ordered stream of the chunks
    */
   default Stream<T> stream() {
     return StreamSupport.stream(

@@ -10,7 +10,9 @@ import java.util.List;
  * LlmTimeoutException}, which carries what was received too.
  */
 public final class StreamInterruptedException extends LlmException {
+  /** The chunks delivered before the break; not serialized. */
   private final transient List<?> received;
+  /** The first choice's text delivered before the break. */
   private final String receivedText;
 
   /**
@@ -29,12 +31,15 @@ public final class StreamInterruptedException extends LlmException {
     this.receivedText = receivedText;
   }
 
-  /** The chunks delivered before the break, in order ({@link ChatChunk} or {@link CompletionResponse}). */
+  /**
+   * {@return the chunks delivered before the break, in order ({@link ChatChunk} or {@link
+   * CompletionResponse})}
+   */
   public List<?> receivedChunks() {
     return received;
   }
 
-  /** The concatenated text of the first choice delivered before the break. */
+  /** {@return the concatenated text of the first choice delivered before the break} */
   public String receivedText() {
     return receivedText;
   }

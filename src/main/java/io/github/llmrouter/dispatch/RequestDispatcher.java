@@ -2,7 +2,7 @@ package io.github.llmrouter.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.FailedAttempt;
 import io.github.llmrouter.api.LlmException;

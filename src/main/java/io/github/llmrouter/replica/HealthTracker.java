@@ -2,7 +2,7 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;

@@ -54,7 +54,13 @@ public final class Replica {
     this.models = Set.copyOf(b.models);
   }
 
-  /** A replica with default id and weight at {@code baseUrl} (e.g. {@code http://10.0.0.7:8000}). */
+  /**
+   * A replica with default id and weight at {@code baseUrl}.
+   *
+   * @param baseUrl an http(s) URL such as {@code http://10.0.0.7:8000}, with or without {@code /v1}
+   * @return an immutable replica
+   * @throws IllegalArgumentException if {@code baseUrl} is not an http(s) URL
+   */
   public static Replica of(String baseUrl) {
     return builder(baseUrl).build();
   }
@@ -73,7 +79,9 @@ public final class Replica {
     return new Builder(baseUrl);
   }
 
-  /** The routing identity: stable across membership changes and identical across clients. */
+  /**
+   * {@return the routing identity: stable across membership changes and identical across clients}
+   */
   public String id() {
     return id;
   }
@@ -110,12 +118,12 @@ public final class Replica {
     return url;
   }
 
-  /** The share of keys relative to other replicas (1.0 = one unit: 256 ring points). */
+  /** {@return the share of keys relative to other replicas (1.0 = one unit: 256 ring points)} */
   public double weight() {
     return weight;
   }
 
-  /** Headers sent with every request to this replica (in addition to the client's own). */
+  /** {@return the headers sent with every request to this replica, besides the client's own} */
   public Map<String, String> headers() {
     return headers;
   }
@@ -123,12 +131,14 @@ public final class Replica {
   /**
    * The models this replica serves; empty means "whatever it is asked for". Informational in this
    * version: routing does not filter on it yet.
+   *
+   * @return the model names; immutable, possibly empty
    */
   public Set<String> models() {
     return models;
   }
 
-  /** A builder initialised from this replica. */
+  /** {@return a builder initialised from this replica} */
   public Builder toBuilder() {
     Builder b = new Builder(baseUrl.toString());
     b.id = id;
@@ -189,7 +199,12 @@ public final class Replica {
       this.baseUrl = stripV1(parsed);
     }
 
-    /** The routing identity; default {@code host:port} of the base URL. */
+    /**
+     * The routing identity; default {@code host:port} of the base URL.
+     *
+     * @param id the id; not null
+     * @return this builder
+     */
     public Builder id(String id) {
       requireNonNull(id, "id");
       if (id.isBlank()) throw new IllegalArgumentException("replica id must not be blank");
@@ -197,7 +212,13 @@ public final class Replica {
       return this;
     }
 
-    /** The share of keys, in (0, {@value #MAX_WEIGHT}]; default {@value #DEFAULT_WEIGHT}. */
+    /**
+     * The share of keys, in (0, {@value #MAX_WEIGHT}]; default {@value #DEFAULT_WEIGHT}.
+     *
+     * @param weight the weight
+     * @return this builder
+     * @throws IllegalArgumentException if {@code weight} is out of range
+     */
     public Builder weight(double weight) {
       if (!(weight > 0 && weight <= MAX_WEIGHT)) {
         throw new IllegalArgumentException("replica weight must be in (0, " + MAX_WEIGHT + "], got "
@@ -224,7 +245,12 @@ public final class Replica {
       return this;
     }
 
-    /** Adds a model name this replica serves. */
+    /**
+     * Adds a model name this replica serves.
+     *
+     * @param model the model; not null
+     * @return this builder
+     */
     public Builder model(String model) {
       models.add(requireNonNull(model, "model"));
       return this;

@@ -30,12 +30,12 @@ public final class ReplicaHealth {
     this.tracker = tracker;
   }
 
-  /** The replica's id. */
+  /** {@return the replica's id} */
   public String id() {
     return id;
   }
 
-  /** Whether active health checks pass (true when none are configured). */
+  /** {@return whether active health checks pass (true when none are configured)} */
   public boolean isHealthy() {
     return healthy;
   }
@@ -43,6 +43,9 @@ public final class ReplicaHealth {
   /**
    * Whether outlier detection has the replica ejected at ticker time {@code now}. The first reader
    * to see an ejection expire ends it (and reports it), so no timer is needed.
+   *
+   * @param now a reading of the client's ticker
+   * @return true while the ejection lasts
    */
   public boolean isEjected(long now) {
     long until = ejectedUntil.get();
@@ -77,6 +80,9 @@ public final class ReplicaHealth {
    * The share of keys the replica accepts at ticker time {@code now}: 1.0 once warm, ramping
    * linearly from {@link HealthTracker#SLOW_START_MIN_SHARE} over the slow-start window after it
    * joined or came back.
+   *
+   * @param now a reading of the client's ticker
+   * @return the share, in (0, 1]
    */
   public double slowStartShare(long now) {
     long since = warmingSince;
@@ -84,7 +90,7 @@ public final class ReplicaHealth {
     return tracker.share(this, since, now);
   }
 
-  /** Consecutive replica failures since the last success or ejection. */
+  /** {@return the consecutive replica failures since the last success or ejection} */
   public int consecutiveFailures() {
     return consecutiveFailures.get();
   }

@@ -21,20 +21,27 @@ public interface RoutingPolicy {
   /**
    * The picker for {@code replicas}. Called once per membership change; may be expensive (the
    * prefix-hash ring is built here). {@code replicas} is never empty.
+   *
+   * @param replicas the new membership snapshot
+   * @return an immutable, thread-safe picker for that snapshot
    */
   ReplicaPicker newPicker(ReplicaSet replicas);
 
-  /** A short name for reports and events, such as {@code "PrefixHash"}. */
+  /** {@return a short name for reports and events, such as {@code "PrefixHash"}} */
   default String name() {
     return getClass().getSimpleName();
   }
 
-  /** {@link PrefixHash} with its defaults. */
+  /** {@return {@link PrefixHash} with its defaults} */
   static RoutingPolicy prefixHash() {
     return PrefixHash.builder().build();
   }
 
-  /** Each request to the next replica in turn; failover continues in the same order. */
+  /**
+   * Each request to the next replica in turn; failover continues in the same order.
+   *
+   * @return a new policy with its own counter
+   */
   static RoutingPolicy roundRobin() {
     return new RoundRobin();
   }
@@ -42,12 +49,15 @@ public interface RoutingPolicy {
   /**
    * Each request to a uniformly random replica; failover continues from there in snapshot order.
    * Seeded so that simulations are repeatable.
+   *
+   * @param seed the seed of the random source
+   * @return a new policy
    */
   static RoutingPolicy random(long seed) {
     return new RandomPick(seed);
   }
 
-  /** {@link #random(long)} with a seed drawn from the clock. */
+  /** {@return {@link #random(long)} with a seed drawn from the clock} */
   static RoutingPolicy random() {
     return new RandomPick(System.nanoTime());
   }

@@ -2,7 +2,7 @@ package io.github.llmrouter.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
@@ -83,7 +83,7 @@ public final class HttpTransport {
   public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
       IntPredicate retryableStatus) {
     this(client, apiKey, streamIdleTimeout, retryableStatus, LoadReporting.disabled(), null,
-        Ticker.systemTicker());
+        Ticker.system());
   }
 
   /**

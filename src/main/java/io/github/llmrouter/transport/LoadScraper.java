@@ -2,7 +2,7 @@ package io.github.llmrouter.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadReporting;
 import io.github.llmrouter.load.ParsedMetrics;

@@ -2,7 +2,7 @@ package io.github.llmrouter.sim;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
