@@ -8,6 +8,11 @@ package io.github.llmrouter.sim;
  * (reference counted) and cannot be evicted; unpinned blocks stay cached and are evicted least
  * recently used first. Output tokens occupy private blocks that are never shared.
  *
+ * <p>A request's new prompt blocks are {@link #acquire reserved} when it is admitted (room is made
+ * for all of them then) but become visible to {@link #match} only when {@link #register
+ * registered}, which the engine does as the chunk that computes them is scheduled, as vLLM V1
+ * caches a block when the step computing it is scheduled rather than when its request is admitted.
+ *
  * <p>When a request is admitted with more blocks than can be freed (only when the replica has
  * nothing else running, so that an oversized request still makes progress), the cache is
  * over-committed for the duration of that request.
@@ -30,6 +35,8 @@ final class PrefixCache {
   private final Block lru = new Block(0);
   private int pinned;
   private int privateBlocks;
+  /** Blocks set aside for admitted requests' prompt blocks not registered yet. */
+  private int reserved;
 
   PrefixCache(int capacityBlocks) {
     this.capacity = capacityBlocks;
@@ -42,9 +49,9 @@ final class PrefixCache {
     return capacity;
   }
 
-  /** Blocks cached or reserved: pinned, evictable and private. */
+  /** Blocks cached or reserved: pinned, evictable, private and reserved for prompts. */
   int used() {
-    return blocks.size() + privateBlocks;
+    return blocks.size() + privateBlocks + reserved;
   }
 
   /**
@@ -52,7 +59,8 @@ final class PrefixCache {
    * blocks), as vLLM's {@code kv_cache_usage_perc} counts: cached blocks nobody uses are free.
    */
   double usage() {
-    return capacity == 0 ? 0 : Math.min(1.0, (double) (pinned + privateBlocks) / capacity);
+    return capacity == 0 ? 0
+        : Math.min(1.0, (double) (pinned + privateBlocks + reserved) / capacity);
   }
 
   int pinned() {
@@ -80,42 +88,60 @@ final class PrefixCache {
       if (blocks.get(chain[i]).refs == 0) matchedUnpinned++;
     }
     long need = (long) chain.length - matched + outputBlocks;
-    return need <= (long) capacity - pinned - privateBlocks - matchedUnpinned;
+    return need <= (long) capacity - pinned - privateBlocks - reserved - matchedUnpinned;
   }
 
   /**
-   * Pins the prompt's blocks, inserting the ones not cached (evicting least recently used unpinned
-   * blocks to make room), and reserves {@code outputBlocks} private blocks.
+   * Admits a prompt whose first {@code matched} blocks are cached: pins those, and reserves room
+   * (evicting least recently used unpinned blocks) for its other blocks, which {@link #register}
+   * adds as they are computed, and for {@code outputBlocks} private blocks.
    */
-  void acquire(long[] chain, int outputBlocks) {
-    for (long key : chain) {
-      Block b = blocks.get(key);
+  void acquire(long[] chain, int matched, int outputBlocks) {
+    for (int i = 0; i < matched; i++) {
+      Block b = blocks.get(chain[i]);
+      if (b.refs == 0) unlink(b);
+      if (b.refs++ == 0) pinned++;
+    }
+    int fresh = chain.length - matched;
+    makeRoom(fresh + outputBlocks);
+    reserved += fresh;
+    privateBlocks += outputBlocks;
+  }
+
+  /**
+   * Makes blocks {@code from} to {@code to - 1} of an admitted prompt visible to {@link #match},
+   * pinned, using the room reserved for them. A block another request registered meanwhile is
+   * shared instead, and its reserved room freed.
+   */
+  void register(long[] chain, int from, int to) {
+    for (int i = from; i < to; i++) {
+      reserved--;
+      Block b = blocks.get(chain[i]);
       if (b == null) {
-        b = new Block(key);
-        makeRoom(1);
-        blocks.put(key, b);
+        b = new Block(chain[i]);
+        blocks.put(chain[i], b);
       } else if (b.refs == 0) {
         unlink(b);
       }
       if (b.refs++ == 0) pinned++;
     }
-    makeRoom(outputBlocks);
-    privateBlocks += outputBlocks;
   }
 
   /**
-   * Unpins the prompt's blocks and frees the private ones. Blocks are released from the last to the
-   * first, so that the prompt's head becomes most recently used and is evicted last: a later
-   * request sharing only the head keeps its hits.
+   * Unpins a prompt's first {@code registered} blocks (admitted with {@link #acquire}, registered
+   * up to there), frees the room still reserved for the rest and its private blocks. Blocks are
+   * released from the last to the first, so that the prompt's head becomes most recently used and
+   * is evicted last: a later request sharing only the head keeps its hits.
    */
-  void release(long[] chain, int outputBlocks) {
-    for (int i = chain.length - 1; i >= 0; i--) {
+  void release(long[] chain, int registered, int outputBlocks) {
+    for (int i = registered - 1; i >= 0; i--) {
       Block b = blocks.get(chain[i]);
       if (--b.refs == 0) {
         pinned--;
         linkLast(b);
       }
     }
+    reserved -= chain.length - registered;
     privateBlocks -= outputBlocks;
   }
 
