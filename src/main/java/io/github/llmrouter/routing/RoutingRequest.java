@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a routing policy may know about a request: the model it names, the text that identifies its
- * prefix, and an optional caller-supplied key. Built once per call by the client (or by the
- * simulator); policies must not retain it.
+ * prefix, an optional caller-supplied key and, when whoever built the request hashed it, the whole
+ * prompt as chained block hashes. Built once per call by the client (or by the simulator); policies
+ * must not retain it beyond the request's life.
  *
  * @param model the model name as sent to the server; with KubeAI-style LoRA naming
  *     ({@code base_adapter}) the adapter is part of it, so each adapter has its own key space
@@ -15,15 +16,29 @@ import org.jspecify.annotations.Nullable;
  *     a chat, the prompt of a completion, the first input of an embedding; {@code null} if none
  * @param routingKey an explicit affinity key (a session or conversation id) that replaces the
  *     prompt prefix in the default key extractor; {@code null} if none
+ * @param blocks the whole prompt as chained block hashes with its token count, for policies that
+ *     index prefixes block by block; {@code null} when the request was not hashed into blocks
  */
-public record RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey) {
+public record RoutingRequest(
+    String model, @Nullable CharSequence prompt, @Nullable String routingKey,
+    @Nullable PromptBlocks blocks) {
   public RoutingRequest {
     requireNonNull(model, "model");
   }
 
+  /** A request without prompt blocks. */
+  public RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey) {
+    this(model, prompt, routingKey, null);
+  }
+
   /** A request with no explicit routing key. */
   public static RoutingRequest of(String model, @Nullable CharSequence prompt) {
-    return new RoutingRequest(model, prompt, null);
+    return new RoutingRequest(model, prompt, null, null);
+  }
+
+  /** This request carrying {@code blocks} as its prompt blocks. */
+  public RoutingRequest withBlocks(PromptBlocks blocks) {
+    return new RoutingRequest(model, prompt, routingKey, requireNonNull(blocks, "blocks"));
   }
 
   @Override
@@ -31,6 +46,7 @@ public record RoutingRequest(String model, @Nullable CharSequence prompt, @Nulla
     // Never print the prompt: it is user data.
     return "RoutingRequest{model=" + model
         + ", promptChars=" + (prompt == null ? 0 : prompt.length())
-        + (routingKey == null ? "" : ", routingKey=<set>") + '}';
+        + (routingKey == null ? "" : ", routingKey=<set>")
+        + (blocks == null ? "" : ", blocks=" + blocks.size()) + '}';
   }
 }
