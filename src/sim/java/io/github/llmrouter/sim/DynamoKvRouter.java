@@ -8,10 +8,6 @@ import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -66,24 +62,24 @@ final class DynamoKvRouter implements RoutingPolicy {
   static final class Picker implements ReplicaPicker {
     private final int replicas;
     private final SplittableRandom random;
-    /** Per replica: indexed block hash to its expiry (nanoseconds), soonest to expire first. */
-    private final LinkedHashMap<Long, Long>[] indexed;
+    /** Per replica: indexed block hashes stamped with their expiry (ns), soonest to expire first. */
+    private final LongLru[] indexed;
     /** Per replica: blocks of this client's active requests, with how many requests use each. */
-    private final Map<Long, Integer>[] activeBlocks;
+    private final LongMap<Integer>[] activeBlocks;
     /** Per replica: prompt tokens of this client's requests still waiting for a first token. */
     private final long[] activePrefillTokens;
     private int indexedTotal;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     Picker(int replicas, long seed) {
       this.replicas = replicas;
       this.random = new SplittableRandom(seed);
-      this.indexed = new LinkedHashMap[replicas];
-      this.activeBlocks = new Map[replicas];
+      this.indexed = new LongLru[replicas];
+      this.activeBlocks = new LongMap[replicas];
       this.activePrefillTokens = new long[replicas];
       for (int i = 0; i < replicas; i++) {
-        indexed[i] = new LinkedHashMap<>();
-        activeBlocks[i] = new HashMap<>();
+        indexed[i] = new LongLru();
+        activeBlocks[i] = new LongMap<>();
       }
     }
 
@@ -131,9 +127,12 @@ final class DynamoKvRouter implements RoutingPolicy {
           synchronized (Picker.this) {
             if (index != chosen) return;
             chosen = -1;
-            Map<Long, Integer> active = activeBlocks[index];
+            LongMap<Integer> active = activeBlocks[index];
             for (int b = 0; b < blocks.fullBlocks(); b++) {
-              active.computeIfPresent(blocks.hash(b), (k, v) -> v == 1 ? null : v - 1);
+              long h = blocks.hash(b);
+              Integer uses = active.get(h);
+              if (uses == null) continue;
+              if (uses == 1) active.remove(h); else active.put(h, uses - 1);
             }
           }
         }
@@ -144,9 +143,8 @@ final class DynamoKvRouter implements RoutingPolicy {
     double cost(PromptBlocks blocks, int overlap, int i) {
       double blockTokens = blocks.blockTokens();
       double prefillBlocks = (activePrefillTokens[i] + newTokens(blocks, overlap)) / blockTokens;
-      Map<Long, Integer> active = activeBlocks[i];
-      int fresh = 0;
-      for (int b = 0; b < blocks.fullBlocks(); b++) if (!active.containsKey(blocks.hash(b))) fresh++;
+      LongMap<Integer> active = activeBlocks[i];
+      int fresh = blocks.fullBlocks() - PeerModels.presentPrefix(blocks, active::containsKey);
       return OVERLAP_SCORE_WEIGHT * prefillBlocks + active.size() + fresh;
     }
 
@@ -155,19 +153,16 @@ final class DynamoKvRouter implements RoutingPolicy {
       return Math.max(0, (long) blocks.promptTokens() - (long) overlap * blocks.blockTokens());
     }
 
-    /** The indexer's overlap scores: per level while any replica holds it, each holder counts. */
+    /**
+     * The indexer's overlap scores: walking the prompt's blocks while any replica holds one, each
+     * holder counts it. A replica's indexed blocks are prefix-closed (a block is stored and
+     * refreshed with all the blocks before it, and expires or is pruned no earlier than they do),
+     * so its score is the length of its longest indexed prefix.
+     */
     int[] overlaps(PromptBlocks blocks) {
       int[] overlap = new int[replicas];
-      for (int b = 0; b < blocks.fullBlocks(); b++) {
-        long h = blocks.hash(b);
-        boolean any = false;
-        for (int i = 0; i < replicas; i++) {
-          if (indexed[i].containsKey(h)) {
-            overlap[i]++;
-            any = true;
-          }
-        }
-        if (!any) break;
+      for (int i = 0; i < replicas; i++) {
+        overlap[i] = PeerModels.presentPrefix(blocks, indexed[i]::contains);
       }
       return overlap;
     }
@@ -199,23 +194,24 @@ final class DynamoKvRouter implements RoutingPolicy {
     private void admit(PromptBlocks blocks, int replica, long prefillTokens, long now) {
       activePrefillTokens[replica] += prefillTokens;
       long expiry = now + TTL_SECONDS * 1_000_000_000L;
-      LinkedHashMap<Long, Long> index = indexed[replica];
-      for (int b = 0; b < blocks.fullBlocks(); b++) {
+      LongLru index = indexed[replica];
+      LongMap<Integer> active = activeBlocks[replica];
+      // Deepest block first: among blocks expiring together, later ones are dropped first, as
+      // Dynamo prunes higher sequence positions first, so what stays is a prefix.
+      for (int b = blocks.fullBlocks() - 1; b >= 0; b--) {
         long h = blocks.hash(b);
-        activeBlocks[replica].merge(h, 1, Integer::sum);
-        // Remove and put again, so that the map stays ordered by expiry.
-        if (index.remove(h) == null) indexedTotal++;
-        index.put(h, expiry);
+        Integer uses = active.get(h);
+        active.put(h, uses == null ? 1 : uses + 1);
+        if (index.touch(h, expiry)) indexedTotal++;
       }
       if (indexedTotal > MAX_TREE_SIZE) prune();
     }
 
     /** Drops every indexed block whose time to live is over. */
     private void expire(long now) {
-      for (LinkedHashMap<Long, Long> index : indexed) {
-        for (Iterator<Long> it = index.values().iterator(); it.hasNext(); ) {
-          if (it.next() > now) break;
-          it.remove();
+      for (LongLru index : indexed) {
+        while (!index.isEmpty() && index.eldestStamp() <= now) {
+          index.removeEldest();
           indexedTotal--;
         }
       }
@@ -225,19 +221,13 @@ final class DynamoKvRouter implements RoutingPolicy {
     private void prune() {
       int target = (int) (MAX_TREE_SIZE * PRUNE_TARGET_RATIO);
       while (indexedTotal > target) {
-        int soonest = -1;
-        long soonestExpiry = Long.MAX_VALUE;
-        for (int i = 0; i < replicas; i++) {
-          if (indexed[i].isEmpty()) continue;
-          long e = indexed[i].values().iterator().next();
-          if (e < soonestExpiry) {
-            soonestExpiry = e;
-            soonest = i;
+        LongLru soonest = null;
+        for (LongLru index : indexed) {
+          if (!index.isEmpty() && (soonest == null || index.eldestStamp() < soonest.eldestStamp())) {
+            soonest = index;
           }
         }
-        Iterator<Long> it = indexed[soonest].values().iterator();
-        it.next();
-        it.remove();
+        soonest.removeEldest();
         indexedTotal--;
       }
     }

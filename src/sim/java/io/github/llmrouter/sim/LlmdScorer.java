@@ -7,9 +7,6 @@ import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -71,15 +68,14 @@ final class LlmdScorer implements RoutingPolicy {
     private final int replicas;
     private final SplittableRandom random;
     /** Block hash to the replicas holding it, as a bit set. */
-    private final Map<Long, long[]> holders = new HashMap<>();
-    private final LinkedHashMap<Long, Boolean>[] lru;
-    private int lruBlocks = -1;
+    private final LongMap<long[]> holders = new LongMap<>();
+    /** Per replica, its blocks least recently added first (created with the first block size seen). */
+    private final LongLru[] lru;
 
-    @SuppressWarnings("unchecked")
     Picker(int replicas, long seed) {
       this.replicas = replicas;
       this.random = new SplittableRandom(seed);
-      this.lru = new LinkedHashMap[replicas];
+      this.lru = new LongLru[replicas];
     }
 
     @Override
@@ -152,26 +148,20 @@ final class LlmdScorer implements RoutingPolicy {
     private void record(PromptBlocks blocks, int replica) {
       int hashed = hashedBlocks(blocks);
       if (hashed == 0) return;
-      if (lruBlocks < 0) lruBlocks = Math.max(1, LRU_CAPACITY_TOKENS / blocks.blockTokens());
-      LinkedHashMap<Long, Boolean> mine = lru[replica];
+      LongLru mine = lru[replica];
       if (mine == null) {
-        int capacity = lruBlocks;
-        mine = new LinkedHashMap<>(16, 0.75f, true) {
-          private static final long serialVersionUID = 1L;
-
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-            if (size() <= capacity) return false;
-            forget(eldest.getKey(), replica);
-            return true;
-          }
-        };
+        mine = new LongLru(Math.max(1, LRU_CAPACITY_TOKENS / blocks.blockTokens()),
+            hash -> forget(hash, replica));
         lru[replica] = mine;
       }
       for (int b = 0; b < hashed; b++) {
         long h = blocks.hash(b);
-        mine.put(h, Boolean.TRUE);
-        long[] who = holders.computeIfAbsent(h, k -> new long[(replicas + 63) >>> 6]);
+        mine.touch(h, 0);
+        long[] who = holders.get(h);
+        if (who == null) {
+          who = new long[(replicas + 63) >>> 6];
+          holders.put(h, who);
+        }
         who[replica >>> 6] |= 1L << replica;
       }
     }

@@ -3,6 +3,7 @@ package io.github.llmrouter.sim;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.Ranking;
 
 /**
@@ -76,15 +77,31 @@ final class PeerModels {
 
   /** Replica indices sorted by {@code key} ascending, ties by index: a failover order. */
   static int[] ascending(double[] key) {
-    Integer[] boxed = new Integer[key.length];
-    for (int i = 0; i < boxed.length; i++) boxed[i] = i;
-    java.util.Arrays.sort(boxed, (a, b) -> {
-      int c = Double.compare(key[a], key[b]);
-      return c != 0 ? c : Integer.compare(a, b);
-    });
-    int[] out = new int[boxed.length];
-    for (int i = 0; i < out.length; i++) out[i] = boxed[i];
-    return out;
+    int[] order = new int[key.length];
+    for (int i = 0; i < order.length; i++) {
+      // Insertion sort: fleets are small, and it is stable.
+      int j = i;
+      while (j > 0 && key[order[j - 1]] > key[i]) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = i;
+    }
+    return order;
+  }
+
+  /**
+   * The number of leading blocks of {@code blocks}' whole blocks that {@code present} holds, for a
+   * prefix-closed set (holding a block means holding every block before it): a binary search.
+   */
+  static int presentPrefix(PromptBlocks blocks, java.util.function.LongPredicate present) {
+    int lo = 0;
+    int hi = blocks.fullBlocks();
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (present.test(blocks.hash(mid - 1))) lo = mid; else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** {@code order} with {@code first} moved to the front. */

@@ -30,7 +30,8 @@ final class PrefixCache {
   }
 
   private final int capacity;
-  private final BlockTable blocks;
+  /** Blocks by key: a few dozen lookups per request on the engine's hot path. */
+  private final LongMap<Block> blocks;
   /** LRU list of unpinned blocks: head is evicted first. */
   private final Block lru = new Block(0);
   private int pinned;
@@ -40,7 +41,7 @@ final class PrefixCache {
 
   PrefixCache(int capacityBlocks) {
     this.capacity = capacityBlocks;
-    this.blocks = new BlockTable(capacityBlocks);
+    this.blocks = new LongMap<>(capacityBlocks);
     lru.prev = lru;
     lru.next = lru;
   }
@@ -68,13 +69,13 @@ final class PrefixCache {
   }
 
   boolean contains(long key) {
-    return blocks.contains(key);
+    return blocks.containsKey(key);
   }
 
   /** The number of leading blocks of {@code chain} present in the cache. */
   int match(long[] chain) {
     int m = 0;
-    while (m < chain.length && blocks.contains(chain[m])) m++;
+    while (m < chain.length && blocks.containsKey(chain[m])) m++;
     return m;
   }
 
@@ -143,93 +144,6 @@ final class PrefixCache {
     }
     reserved -= chain.length - registered;
     privateBlocks -= outputBlocks;
-  }
-
-  /**
-   * Blocks by key: open addressing with linear probing and backward-shift deletion. The cache's
-   * hot path is a few dozen lookups per request, and boxing every key in a HashMap cost more than
-   * the whole engine model.
-   */
-  private static final class BlockTable {
-    private long[] keys;
-    private Block[] values;
-    private int mask;
-    private int size;
-
-    BlockTable(int expected) {
-      int n = Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1;
-      keys = new long[n];
-      values = new Block[n];
-      mask = n - 1;
-    }
-
-    int size() {
-      return size;
-    }
-
-    private int slot(long key) {
-      return (int) io.github.llmrouter.routing.Hashing.mix64(key) & mask;
-    }
-
-    Block get(long key) {
-      for (int i = slot(key); ; i = (i + 1) & mask) {
-        Block b = values[i];
-        if (b == null) return null;
-        if (keys[i] == key) return b;
-      }
-    }
-
-    boolean contains(long key) {
-      return get(key) != null;
-    }
-
-    void put(long key, Block block) {
-      if ((size + 1) * 2 > values.length) grow();
-      for (int i = slot(key); ; i = (i + 1) & mask) {
-        if (values[i] == null) {
-          keys[i] = key;
-          values[i] = block;
-          size++;
-          return;
-        }
-        if (keys[i] == key) {
-          values[i] = block;
-          return;
-        }
-      }
-    }
-
-    void remove(long key) {
-      int i = slot(key);
-      while (true) {
-        if (values[i] == null) return;
-        if (keys[i] == key) break;
-        i = (i + 1) & mask;
-      }
-      size--;
-      // Shift later entries of the probe run back into the hole, so lookups need no tombstones.
-      int hole = i;
-      for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
-        int home = slot(keys[j]);
-        boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
-        if (movable) {
-          keys[hole] = keys[j];
-          values[hole] = values[j];
-          hole = j;
-        }
-      }
-      values[hole] = null;
-    }
-
-    private void grow() {
-      long[] oldKeys = keys;
-      Block[] oldValues = values;
-      keys = new long[oldKeys.length * 2];
-      values = new Block[oldValues.length * 2];
-      mask = keys.length - 1;
-      size = 0;
-      for (int i = 0; i < oldKeys.length; i++) if (oldValues[i] != null) put(oldKeys[i], oldValues[i]);
-    }
   }
 
   private void makeRoom(int n) {

@@ -65,7 +65,7 @@ final class TenantPrefixTree {
     }
   }
 
-  private final Map<Long, Node> nodes = new HashMap<>();
+  private final LongMap<Node> nodes = new LongMap<>();
   private final long[] tenantTokens;
 
   TenantPrefixTree(int tenants) {
@@ -123,13 +123,13 @@ final class TenantPrefixTree {
     if (!over) return;
     // (node, tenant) pairs with a child marked by the tenant: the tenant's non-leaves.
     Map<Node, List<Integer>> childTenants = new HashMap<>();
-    for (Node n : nodes.values()) {
-      if (n.parent == null) continue;
+    nodes.forEachValue(n -> {
+      if (n.parent == null) return;
       List<Integer> list = childTenants.computeIfAbsent(n.parent, k -> new ArrayList<>());
       for (int k = 0; k < n.count; k++) list.add(n.tenants[k]);
-    }
+    });
     PriorityQueue<Leaf> leaves = new PriorityQueue<>();
-    for (Node n : nodes.values()) {
+    nodes.forEachValue(n -> {
       List<Integer> below = childTenants.get(n);
       for (int k = 0; k < n.count; k++) {
         int t = n.tenants[k];
@@ -137,7 +137,7 @@ final class TenantPrefixTree {
           leaves.add(new Leaf(n, t, n.lastAccess[k]));
         }
       }
-    }
+    });
     while (!leaves.isEmpty()) {
       Leaf leaf = leaves.poll();
       Node n = leaf.node;
