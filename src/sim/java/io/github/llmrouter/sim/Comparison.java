@@ -121,26 +121,28 @@ public final class Comparison {
             p.hitRate() * 100, p.ttftMean(), p.ttftP99(), p.goodput()));
       }
     }
-    grid(s, "mean TTFT, s", policies, def, PolicyResult::ttftMean, "%.3f");
-    grid(s, "TTFT p99, s", policies, def, PolicyResult::ttftP99, "%.2f");
-    grid(s, "prompt-token hit rate, %", policies, def, p -> p.hitRate() * 100, "%.1f");
-    grid(s, "goodput at the TTFT SLO, requests/s", policies, def, PolicyResult::goodput, "%.2f");
+    grid(s, "mean TTFT, s", policies, def, PolicyResult::ttftMean, "%.3f", null, false);
+    grid(s, "TTFT p99, s", policies, def, PolicyResult::ttftP99, "%.2f", null, false);
+    grid(s, "prompt-token hit rate, % (ideal: one infinite cache; fleet: one LRU as large as"
+        + " the fleet's caches)", policies, def, p -> p.hitRate() * 100, "%.1f", null, true);
+    grid(s, "goodput at the TTFT SLO, requests/s", policies, def, PolicyResult::goodput, "%.2f",
+        null, false);
     if (def != null) {
-      s.append(String.format(Locale.ROOT, "%nmean TTFT / %s's (below 1: better than %s)%n", def, def));
-      gridBody(s, policies, def, null, "%.2f", def);
+      grid(s, "mean TTFT / " + def + "'s (below 1: better than " + def + ")", policies, def,
+          PolicyResult::ttftMean, "%.2f", def, false);
     }
     return s.toString();
   }
 
+  /**
+   * One grid: a row per comparison row, a column per policy; with {@code relativeTo}, the metric
+   * divided by that policy's in the same row; with {@code references}, the row's ideal and
+   * fleet-capacity hit rates as two more columns.
+   */
   private void grid(StringBuilder s, String title, List<String> policies, String def,
-      ToDoubleFunction<PolicyResult> metric, String format) {
+      ToDoubleFunction<PolicyResult> metric, String format, String relativeTo,
+      boolean references) {
     s.append('\n').append(title).append('\n');
-    gridBody(s, policies, def, metric, format, null);
-  }
-
-  /** One grid; with {@code relativeTo}, mean TTFT divided by that policy's in the same row. */
-  private void gridBody(StringBuilder s, List<String> policies, String def,
-      ToDoubleFunction<PolicyResult> metric, String format, String relativeTo) {
     List<Integer> widths = new ArrayList<>();
     int first = "workload, clients, rate".length() + 2;
     for (Row r : rows) first = Math.max(first, rowLabel(r).length() + 2);
@@ -152,21 +154,21 @@ public final class Comparison {
       widths.add(w);
       s.append(String.format(Locale.ROOT, "%" + w + "s", h));
     }
+    if (references) s.append(String.format(Locale.ROOT, "%8s%8s", "ideal", "fleet"));
     s.append('\n');
     for (Row r : rows) {
       s.append(String.format(Locale.ROOT, firstColumn, rowLabel(r)));
       PolicyResult base = relativeTo == null ? null : find(r.report(), relativeTo);
       for (int k = 0; k < policies.size(); k++) {
         PolicyResult p = find(r.report(), policies.get(k));
-        String cell;
-        if (p == null) {
-          cell = "-";
-        } else if (base != null) {
-          cell = base.ttftMean() == 0 ? "-" : String.format(Locale.ROOT, format, p.ttftMean() / base.ttftMean());
-        } else {
-          cell = String.format(Locale.ROOT, format, metric.applyAsDouble(p));
-        }
+        double v = p == null ? Double.NaN : metric.applyAsDouble(p);
+        if (base != null) v /= metric.applyAsDouble(base);
+        String cell = Double.isFinite(v) ? String.format(Locale.ROOT, format, v) : "-";
         s.append(String.format(Locale.ROOT, "%" + widths.get(k) + "s", cell));
+      }
+      if (references) {
+        s.append(String.format(Locale.ROOT, "%8.1f%8.1f", r.report().idealHitRate() * 100,
+            r.report().fleetCapacityHitRate() * 100));
       }
       s.append('\n');
     }

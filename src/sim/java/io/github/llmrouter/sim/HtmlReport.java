@@ -62,12 +62,18 @@ public final class HtmlReport {
     }
     s.append("<h2>Mean TTFT per row (log scale)</h2>");
     comparisonChart(s, c);
-    grid(s, c, "Mean TTFT, s", p -> fmt3(p.ttftMean()));
-    grid(s, c, "TTFT p99, s", p -> String.format(Locale.ROOT, "%.2f", p.ttftP99()));
-    grid(s, c, "Prompt-token hit rate", p -> String.format(Locale.ROOT, "%.1f%%", p.hitRate() * 100));
-    grid(s, c, "Goodput at the TTFT SLO, requests/s", p -> String.format(Locale.ROOT, "%.2f", p.goodput()));
+    grid(s, c, "Mean TTFT, s", p -> fmt3(p.ttftMean()), false);
+    grid(s, c, "TTFT p99, s", p -> String.format(Locale.ROOT, "%.2f", p.ttftP99()), false);
+    grid(s, c, "Prompt-token hit rate (ideal: one infinite cache; fleet: one LRU as large as the"
+        + " fleet's caches)", p -> percent(p.hitRate()), true);
+    grid(s, c, "Goodput at the TTFT SLO, requests/s",
+        p -> String.format(Locale.ROOT, "%.2f", p.goodput()), false);
     s.append("<h2>Full table</h2><pre>").append(esc(c.toTable())).append("</pre>");
     return s.append("</body></html>\n").toString();
+  }
+
+  private static String percent(double v) {
+    return String.format(Locale.ROOT, "%.1f%%", v * 100);
   }
 
   private static String fmt3(double v) {
@@ -84,7 +90,7 @@ public final class HtmlReport {
   }
 
   private static void grid(StringBuilder s, Comparison c,
-      String title, java.util.function.Function<PolicyResult, String> cell) {
+      String title, java.util.function.Function<PolicyResult, String> cell, boolean references) {
     List<String> policies = c.policies();
     String def = c.defaultPolicy();
     s.append("<h2>").append(esc(title)).append("</h2><table><tr><th>workload</th><th>clients</th>")
@@ -93,6 +99,7 @@ public final class HtmlReport {
       s.append(p.equals(def) ? "<th class=\"d\">" : "<th>").append(esc(p))
           .append(p.equals(def) ? " (default)" : "").append("</th>");
     }
+    if (references) s.append("<th>ideal</th><th>fleet</th>");
     s.append("</tr>");
     for (Comparison.Row r : c.rows()) {
       s.append("<tr><td>").append(esc(r.workload())).append("</td><td>").append(r.clients())
@@ -101,6 +108,10 @@ public final class HtmlReport {
         PolicyResult res = Comparison.find(r.report(), p);
         s.append(p.equals(def) ? "<td class=\"d\">" : "<td>")
             .append(res == null ? "-" : esc(cell.apply(res))).append("</td>");
+      }
+      if (references) {
+        s.append("<td>").append(percent(r.report().idealHitRate())).append("</td><td>")
+            .append(percent(r.report().fleetCapacityHitRate())).append("</td>");
       }
       s.append("</tr>");
     }
