@@ -1,7 +1,6 @@
 package io.github.llmrouter.sim;
 
 import io.github.llmrouter.load.LoadView;
-import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.PromptUsage;
 import io.github.llmrouter.routing.Ranking;
@@ -33,7 +32,7 @@ import java.util.SplittableRandom;
  * with {@code router_replica_sync}, off by default, so one instance per client sees only its own
  * requests, as here. Thread-safe (one lock per picker); a model for comparison.
  */
-final class DynamoKvRouter implements RoutingPolicy {
+final class DynamoKvRouter {
   /** {@code overlap_score_weight}: {@value}. */
   static final double OVERLAP_SCORE_WEIGHT = 1.0;
   /** {@code router_ttl}, seconds: {@value}. */
@@ -43,20 +42,11 @@ final class DynamoKvRouter implements RoutingPolicy {
   /** {@code router_prune_target_ratio}: {@value}. */
   static final double PRUNE_TARGET_RATIO = 0.8;
 
-  private final long seed;
+  private DynamoKvRouter() {}
 
-  DynamoKvRouter(long seed) {
-    this.seed = seed;
-  }
-
-  @Override
-  public ReplicaPicker newPicker(ReplicaSet replicas) {
-    return new Picker(replicas.size(), seed);
-  }
-
-  @Override
-  public String name() {
-    return "Dynamo";
+  /** The model with Dynamo's defaults; {@code seed} breaks ties between equal costs. */
+  static RoutingPolicy policy(long seed) {
+    return new PeerModels.Policy("Dynamo", n -> new Picker(n, seed));
   }
 
   static final class Picker implements ReplicaPicker {

@@ -1,7 +1,6 @@
 package io.github.llmrouter.sim;
 
 import io.github.llmrouter.load.LoadView;
-import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
@@ -36,7 +35,7 @@ import java.util.SplittableRandom;
  * LRU is sized from the replica's reported GPU blocks (480,000 tokens in the default profile, 4%
  * less than the default used here). Thread-safe (one lock per picker); a model for comparison.
  */
-final class LlmdScorer implements RoutingPolicy {
+final class LlmdScorer {
   /** Weight of the prefix-cache scorer: {@value}. */
   static final int PREFIX_WEIGHT = 3;
   /** Weight of the queue scorer: {@value}. */
@@ -48,20 +47,11 @@ final class LlmdScorer implements RoutingPolicy {
   /** {@code lruCapacityPerServer} 31,250 blocks of 16 tokens: {@value}. */
   static final int LRU_CAPACITY_TOKENS = 31_250 * 16;
 
-  private final long seed;
+  private LlmdScorer() {}
 
-  LlmdScorer(long seed) {
-    this.seed = seed;
-  }
-
-  @Override
-  public ReplicaPicker newPicker(ReplicaSet replicas) {
-    return new Picker(replicas.size(), seed);
-  }
-
-  @Override
-  public String name() {
-    return "llm-d";
+  /** The model with the default profile; {@code seed} breaks ties between equal scores. */
+  static RoutingPolicy policy(long seed) {
+    return new PeerModels.Policy("llm-d", n -> new Picker(n, seed));
   }
 
   static final class Picker implements ReplicaPicker {

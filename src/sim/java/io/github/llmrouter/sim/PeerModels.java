@@ -3,8 +3,12 @@ package io.github.llmrouter.sim;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.function.IntFunction;
 
 /**
  * What the modelled peer policies share: the raw scraped metrics and the clock of the simulated
@@ -41,6 +45,19 @@ final class PeerModels {
     }
     double u = load.kvUsage(index);
     return Double.isNaN(u) ? 0 : u;
+  }
+
+  /** A modelled peer as a {@link RoutingPolicy}: its name and a fresh picker per fleet size. */
+  record Policy(String name, IntFunction<ReplicaPicker> pickers) implements RoutingPolicy {
+    @Override
+    public ReplicaPicker newPicker(ReplicaSet replicas) {
+      return pickers.apply(replicas.size());
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.github.llmrouter.sim;
 
 import io.github.llmrouter.load.LoadView;
-import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
@@ -29,7 +28,7 @@ import java.util.SplittableRandom;
  * whole blocks; failover (later ranks) goes by least in-flight. Thread-safe (one lock per picker);
  * a model for comparison, not for production.
  */
-final class SglangCacheAware implements RoutingPolicy {
+final class SglangCacheAware {
   /** SGLang's {@code cache_threshold}: {@value}. */
   static final double CACHE_THRESHOLD = 0.3;
   /** SGLang's {@code balance_abs_threshold}: {@value}. */
@@ -41,26 +40,16 @@ final class SglangCacheAware implements RoutingPolicy {
   /** SGLang's {@code max_tree_size} of 67,108,864 characters, in tokens at 4 per token: {@value}. */
   static final long MAX_TREE_TOKENS = 67_108_864 / 4;
 
-  private final long seed;
-  private final long maxTreeTokens;
+  private SglangCacheAware() {}
 
-  SglangCacheAware(long seed) {
-    this(seed, MAX_TREE_TOKENS);
+  /** The model with SGLang's defaults; {@code seed} orders the tenants of a node. */
+  static RoutingPolicy policy(long seed) {
+    return policy(seed, MAX_TREE_TOKENS);
   }
 
-  SglangCacheAware(long seed, long maxTreeTokens) {
-    this.seed = seed;
-    this.maxTreeTokens = maxTreeTokens;
-  }
-
-  @Override
-  public ReplicaPicker newPicker(ReplicaSet replicas) {
-    return new Picker(replicas.size(), seed, maxTreeTokens);
-  }
-
-  @Override
-  public String name() {
-    return "SGLang";
+  /** The model with another {@code max_tree_size}, in tokens. */
+  static RoutingPolicy policy(long seed, long maxTreeTokens) {
+    return new PeerModels.Policy("SGLang", n -> new Picker(n, seed, maxTreeTokens));
   }
 
   static final class Picker implements ReplicaPicker {
@@ -69,6 +58,8 @@ final class SglangCacheAware implements RoutingPolicy {
     private final int[] tenantOrder;
     private final long maxTreeTokens;
     private long nextEviction = Long.MIN_VALUE;
+    /** Why the last decision went where it did (read under the lock that made it). */
+    private String reason = "";
 
     Picker(int replicas, long seed, long maxTreeTokens) {
       this.tree = new TenantPrefixTree(replicas);
@@ -108,8 +99,6 @@ final class SglangCacheAware implements RoutingPolicy {
         }
       };
     }
-
-    private String reason = "";
 
     /** SGLang's {@code select_worker}; {@code leastLoaded} is the first least loaded replica. */
     private int choose(RoutingRequest request, LoadView load, int leastLoaded) {

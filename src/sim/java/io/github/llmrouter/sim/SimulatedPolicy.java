@@ -105,9 +105,9 @@ public final class SimulatedPolicy {
       case "leastloaded":
         return of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c));
       case "prefixhash": return of("PrefixHash", c -> RoutingPolicy.prefixHash());
-      case "sglang": return of("SGLang", c -> new SglangCacheAware(seed * 31 + c));
-      case "llm-d": return of("llm-d", c -> new LlmdScorer(seed * 31 + c));
-      case "dynamo": return of("Dynamo", c -> new DynamoKvRouter(seed * 31 + c));
+      case "sglang": return of("SGLang", c -> SglangCacheAware.policy(seed * 31 + c));
+      case "llm-d": return of("llm-d", c -> LlmdScorer.policy(seed * 31 + c));
+      case "dynamo": return of("Dynamo", c -> DynamoKvRouter.policy(seed * 31 + c));
       case "oracle": return oracle();
       case "prefixhash-inflight":
         return of("PrefixHash in-flight only", c -> PrefixHash.builder().reportedLoad(false).build());

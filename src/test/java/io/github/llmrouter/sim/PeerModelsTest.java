@@ -60,7 +60,7 @@ class PeerModelsTest {
 
   @Test
   void sglangRoutesToTheLongestMatchOnlyAboveTheMatchRateThreshold() {
-    SglangCacheAware.Picker sglang = (SglangCacheAware.Picker) new SglangCacheAware(1).newPicker(fleet);
+    SglangCacheAware.Picker sglang = (SglangCacheAware.Picker) SglangCacheAware.policy(1).newPicker(fleet);
     long[] p = ids(1, 10);
     assertThat(sglang.rank(prompt(p), load).next()).isZero(); // empty tree: least loaded, lowest index
     inFlight(5, 0, 0);
@@ -81,7 +81,7 @@ class PeerModelsTest {
     int[] expected = {0, 1, 0, 1};
     for (int k = 0; k < loads.length; k++) {
       SglangCacheAware.Picker sglang =
-          (SglangCacheAware.Picker) new SglangCacheAware(1).newPicker(fleet);
+          (SglangCacheAware.Picker) SglangCacheAware.policy(1).newPicker(fleet);
       inFlight(0, 0, 0);
       assertThat(sglang.rank(prompt(p), load).next()).isZero();
       inFlight(loads[k]);
@@ -94,7 +94,7 @@ class PeerModelsTest {
   @Test
   void sglangEvictsATooLargeReplicasLeastRecentlyUsedLeavesEveryInterval() {
     SglangCacheAware.Picker sglang =
-        (SglangCacheAware.Picker) new SglangCacheAware(1, 500).newPicker(fleet);
+        (SglangCacheAware.Picker) SglangCacheAware.policy(1, 500).newPicker(fleet);
     RoutingRequest a = prompt(ids(1, 5));
     RoutingRequest b = prompt(ids(11, 5));
     sglang.rank(a, load).next(); // both to replica 0, the least loaded: 1,000 tokens
@@ -119,7 +119,7 @@ class PeerModelsTest {
   void llmdAddsPrefixThreeQueueTwoAndKvUsageTwo() {
     ReplicaSet two = fleet(2);
     LocalLoad view = LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3));
-    LlmdScorer.Picker llmd = (LlmdScorer.Picker) new LlmdScorer(1).newPicker(two);
+    LlmdScorer.Picker llmd = (LlmdScorer.Picker) LlmdScorer.policy(1).newPicker(two);
     RoutingRequest p = prompt(ids(1, 10));
     double[] fresh = llmd.scores(p, view);
     assertThat(fresh).containsExactly(4.0, 4.0); // no index, no reports: queue 1, KV 1 each
@@ -137,7 +137,7 @@ class PeerModelsTest {
     assertThat(llmd.scores(p, view)[holder]).isCloseTo(3.8, within(1e-9));
     assertThat(llmd.rank(prompt(ids(1, 10)), view).next()).isEqualTo(other);
     // Half the prompt indexed on the holder only: prefix 0.5.
-    LlmdScorer.Picker half = (LlmdScorer.Picker) new LlmdScorer(1).newPicker(two);
+    LlmdScorer.Picker half = (LlmdScorer.Picker) LlmdScorer.policy(1).newPicker(two);
     int h = half.rank(prompt(ids(1, 5)), LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3))).next();
     double[] partial = half.scores(p, LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3)));
     assertThat(partial[h]).isCloseTo(3 * 0.5 + 2 + 2, within(1e-9));
@@ -145,7 +145,7 @@ class PeerModelsTest {
 
   @Test
   void llmdMatchesOnlyWholeBlocksWithinItsPrefixWindow() {
-    LlmdScorer.Picker llmd = (LlmdScorer.Picker) new LlmdScorer(1).newPicker(fleet);
+    LlmdScorer.Picker llmd = (LlmdScorer.Picker) LlmdScorer.policy(1).newPicker(fleet);
     // 512-token blocks: the 4,096-token window holds 8 of them; the partial last block is ignored.
     long[] longIds = ids(1, 20);
     RoutingRequest big = new RoutingRequest(Simulator.MODEL, null, null)
@@ -164,7 +164,7 @@ class PeerModelsTest {
   void dynamoPicksTheLowestOverlapWeightedPrefillPlusActiveBlocks() {
     ReplicaSet two = fleet(2);
     LocalLoad view = LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3));
-    DynamoKvRouter.Picker dynamo = (DynamoKvRouter.Picker) new DynamoKvRouter(1).newPicker(two);
+    DynamoKvRouter.Picker dynamo = (DynamoKvRouter.Picker) DynamoKvRouter.policy(1).newPicker(two);
     RoutingRequest a = prompt(ids(1, 10));
     Ranking ra = dynamo.rank(a, view);
     int r = ra.next(); // a tie at 1000/100 + 10 = 20: the seed decides
@@ -197,7 +197,7 @@ class PeerModelsTest {
 
   @Test
   void dynamoForgetsWhatItRoutedAfterItsTimeToLive() {
-    DynamoKvRouter.Picker dynamo = (DynamoKvRouter.Picker) new DynamoKvRouter(1).newPicker(fleet);
+    DynamoKvRouter.Picker dynamo = (DynamoKvRouter.Picker) DynamoKvRouter.policy(1).newPicker(fleet);
     RoutingRequest a = prompt(ids(1, 10));
     int r = dynamo.rank(a, load).next();
     assertThat(dynamo.overlaps(a.blocks())[r]).isEqualTo(10);
