@@ -37,7 +37,7 @@ final class ComparisonTable {
         }
       }
     }
-    List<SimulationReport> reports = Simulator.runAll(sims, traces, threads);
+    List<SimulationReport> reports = SimulationRuns.runAll(sims, traces, threads);
     List<Comparison.Row> rows = new ArrayList<>();
     for (int i = 0; i < reports.size(); i++) {
       rows.add(new Comparison.Row(names.get(i), clients.get(i), rates.get(i), reports.get(i)));

@@ -9,11 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Replays a {@link Trace} against a fleet of modelled replicas once per policy, in virtual time, and
@@ -99,131 +94,11 @@ public final class Simulator {
   /** Runs every policy on {@code trace} and reports them in policy order. */
   public SimulationReport run(Trace trace) {
     requireNonNull(trace, "trace");
-    return runAll(List.of(this), List.of(trace), threads).get(0);
-  }
-
-  /**
-   * Runs every simulator's policies on its trace ({@code traces.get(i)} for {@code
-   * simulators.get(i)}), spreading the runs of every pair over {@code threads} threads; the reports
-   * come in the same order and are the same as running each pair alone.
-   */
-  static List<SimulationReport> runAll(List<Simulator> simulators, List<Trace> traces,
-      int threads) {
-    if (simulators.size() != traces.size()) {
-      throw new IllegalArgumentException("simulators and traces differ in size");
-    }
-    long started = System.nanoTime();
-    int rows = simulators.size();
-    List<RowPlan> plans = new ArrayList<>(rows);
-    List<Callable<RunOutcome>> tasks = new ArrayList<>();
-    for (int row = 0; row < rows; row++) {
-      Simulator sim = simulators.get(row);
-      Trace trace = traces.get(row);
-      RowPlan plan = new RowPlan(sim, trace, sim.policies.size());
-      plans.add(plan);
-      for (SimulatedPolicy policy : sim.policies) {
-        tasks.add(() -> {
-          Prepared p = plan.prepared();
-          RunOutcome o = sim.summarise(policy, new FleetRun(sim.settings, policy, trace, p).run(),
-              p.idealHitRate);
-          plan.done();
-          return o;
-        });
-      }
-    }
-    List<RunOutcome> outcomes = execute(tasks, threads);
-    long elapsed = (System.nanoTime() - started) / 1_000_000L;
-    List<SimulationReport> reports = new ArrayList<>(rows);
-    int next = 0;
-    for (int row = 0; row < rows; row++) {
-      Simulator sim = simulators.get(row);
-      List<PolicyResult> results = new ArrayList<>();
-      List<double[]> ttfts = new ArrayList<>();
-      for (int k = 0; k < sim.policies.size(); k++) {
-        RunOutcome o = outcomes.get(next++);
-        results.add(o.result);
-        ttfts.add(o.sortedTtfts);
-      }
-      RowPlan plan = plans.get(row);
-      reports.add(new SimulationReport(sim.describe(traces.get(row)), plan.idealHitRate,
-          plan.fleetCapacityHitRate, results, ttfts, elapsed));
-    }
-    return reports;
-  }
-
-  /**
-   * One row's shared inputs, prepared by the first of its runs to start and dropped when its last
-   * run ends, so that a long table holds only the rows being simulated.
-   */
-  private static final class RowPlan {
-    private final Simulator sim;
-    private final Trace trace;
-    private int runsLeft;
-    private Prepared prepared;
-    double idealHitRate;
-    double fleetCapacityHitRate;
-
-    RowPlan(Simulator sim, Trace trace, int runs) {
-      this.sim = sim;
-      this.trace = trace;
-      this.runsLeft = runs;
-    }
-
-    synchronized Prepared prepared() {
-      if (prepared == null) {
-        prepared = sim.prepare(trace);
-        idealHitRate = prepared.idealHitRate;
-        fleetCapacityHitRate = prepared.fleetCapacityHitRate;
-      }
-      return prepared;
-    }
-
-    synchronized void done() {
-      if (--runsLeft == 0) prepared = null;
-    }
-  }
-
-  /** Runs {@code tasks} on {@code threads} threads and returns their results in task order. */
-  private static <T> List<T> execute(List<Callable<T>> tasks, int threads) {
-    List<T> out = new ArrayList<>(tasks.size());
-    int n = Math.max(1, Math.min(threads, tasks.size()));
-    if (n == 1) {
-      for (Callable<T> task : tasks) {
-        try {
-          out.add(task.call());
-        } catch (RuntimeException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }
-      return out;
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
-      Thread t = new Thread(r, "simulator");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      List<Future<T>> futures = new ArrayList<>();
-      for (Callable<T> task : tasks) futures.add(pool.submit(task));
-      for (Future<T> f : futures) out.add(f.get());
-      return out;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("simulation interrupted", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException re) throw re;
-      if (c instanceof Error err) throw err;
-      throw new IllegalStateException(c);
-    } finally {
-      pool.shutdownNow();
-    }
+    return SimulationRuns.runAll(List.of(this), List.of(trace), threads).get(0);
   }
 
   /** The report's one-line description of this simulator's settings on {@code trace}. */
-  private String describe(Trace trace) {
+  String describe(Trace trace) {
     return trace.size() + " requests, " + replicas + " replicas, " + clients
         + (clients == 1 ? " client" : " clients") + ", " + describeShared();
   }
@@ -242,6 +117,14 @@ public final class Simulator {
 
   int clients() {
     return clients;
+  }
+
+  List<SimulatedPolicy> policies() {
+    return policies;
+  }
+
+  Settings settings() {
+    return settings;
   }
 
   private String slowdownText() {
@@ -280,7 +163,7 @@ public final class Simulator {
     double fleetCapacityHitRate;
   }
 
-  private Prepared prepare(Trace trace) {
+  Prepared prepare(Trace trace) {
     int n = trace.size();
     Prepared p = new Prepared();
     p.chains = new long[n][];
@@ -331,7 +214,8 @@ public final class Simulator {
     return new RoutingRequest(MODEL, prompt.toString(), key);
   }
 
-  private static final class RunOutcome {
+  /** One policy's result on one row, with its sorted TTFTs for the charts. */
+  static final class RunOutcome {
     final PolicyResult result;
     final double[] sortedTtfts;
 
@@ -341,7 +225,7 @@ public final class Simulator {
     }
   }
 
-  private RunOutcome summarise(SimulatedPolicy policy, Job[] jobs, double ideal) {
+  RunOutcome summarise(SimulatedPolicy policy, Job[] jobs, double ideal) {
     String name = policy.name();
     int n = jobs.length;
     double[] ttft = new double[n];

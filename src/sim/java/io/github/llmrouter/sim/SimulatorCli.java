@@ -100,7 +100,7 @@ public final class SimulatorCli {
         sims.add(simulator);
         traces.add(base.withRateMultiplier(x));
       }
-      List<SimulationReport> reports = Simulator.runAll(sims, traces, o.threads);
+      List<SimulationReport> reports = SimulationRuns.runAll(sims, traces, o.threads);
       main = reports.get(0);
       List<Comparison.Row> rows = new ArrayList<>();
       for (int i = 0; i < rates.size(); i++) {
