@@ -496,7 +496,7 @@ public final class LlmClient implements AutoCloseable {
     public static final int DEFAULT_MAX_WAITING_CALLS = 1024;
 
     private final List<Replica> replicas = new ArrayList<>();
-    private RoutingPolicy routingPolicy = PrefixHash.builder().build();
+    private RoutingPolicy routingPolicy = RoutingPolicy.defaultPolicy();
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
@@ -561,7 +561,7 @@ public final class LlmClient implements AutoCloseable {
     }
 
     /**
-     * How replicas are chosen; default {@link PrefixHash} with its defaults.
+     * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link PrefixHash}).
      *
      * @param routingPolicy the routing policy; not null
      * @return this builder

@@ -32,6 +32,14 @@ public interface RoutingPolicy {
     return getClass().getSimpleName();
   }
 
+  /**
+   * {@return the policy {@code LlmClient} routes with when none is set: today {@link PrefixHash}
+   * with its defaults; a new instance on each call}
+   */
+  static RoutingPolicy defaultPolicy() {
+    return prefixHash();
+  }
+
   /** {@return {@link PrefixHash} with its defaults} */
   static RoutingPolicy prefixHash() {
     return PrefixHash.builder().build();
