@@ -13,7 +13,7 @@ import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.api.StreamInterruptedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -38,7 +38,7 @@ class ErrorMessagesTest {
         .routingPolicy(RoutingPolicy.roundRobin())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
             .maxBackoff(Duration.ZERO).build())
-        .loadReporting(LoadReporting.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).build();
   }
 
   @AfterEach
@@ -71,7 +71,7 @@ class ErrorMessagesTest {
   void aWrongKeyPointsAtTheApiKey() {
     first.enqueue(answer(401, "{\"error\":{\"message\":\"Unauthorized\",\"type\":\"auth\"}}"));
     assertThatThrownBy(() -> client.chat(chat("hi")))
-        .hasMessageEndingWith("answered HTTP 401: Unauthorized (check LlmClient.Builder.apiKey, "
+        .hasMessageEndingWith("answered HTTP 401: Unauthorized (check LlmClientBuilder.apiKey, "
             + "or the replica's Authorization header)");
   }
 
@@ -80,7 +80,7 @@ class ErrorMessagesTest {
     first.enqueue(answer(403, "forbidden here\nsecond line"));
     second.enqueue(answer(422, "x".repeat(500)));
     assertThatThrownBy(() -> client.chat(chat("a")))
-        .hasMessageContaining(": forbidden here (check LlmClient.Builder.apiKey")
+        .hasMessageContaining(": forbidden here (check LlmClientBuilder.apiKey")
         .message().doesNotContain("second line").doesNotContain("hdr-value-1");
     assertThatThrownBy(() -> client.chat(chat("b")))
         .isInstanceOfSatisfying(ReplicaHttpException.class, e -> {

@@ -1,6 +1,6 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -79,7 +79,7 @@ class FailoverTest {
   private LlmClient client(RetryPolicy retry) {
     // Every exchange is scripted: no background /metrics scrapes.
     return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(recorder)
-        .loadReporting(LoadReporting.disabled())
+        .loadMonitoring(LoadMonitoring.disabled())
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 
@@ -230,7 +230,7 @@ class FailoverTest {
     Ticker frozen = () -> 0L;
     int calls = 40;
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(retry)
-        .listener(recorder).ticker(frozen).loadReporting(LoadReporting.disabled()).build()) {
+        .listener(recorder).ticker(frozen).loadMonitoring(LoadMonitoring.disabled()).build()) {
       for (int i = 0; i < calls; i++) {
         try {
           client.chat(chat("storm " + i));

@@ -1,6 +1,6 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.chunk;
 import static io.github.llmrouter.Fixtures.finalChunk;
@@ -16,7 +16,7 @@ import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamInterruptedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.internal.transport.Json;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +46,7 @@ class StreamingTest {
         .routingPolicy(io.github.llmrouter.routing.RoutingPolicy.roundRobin())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO).build())
         .streamIdleTimeout(Duration.ofMillis(500))
-        .loadReporting(LoadReporting.disabled()) // every exchange is scripted
+        .loadMonitoring(LoadMonitoring.disabled()) // every exchange is scripted
         .build();
   }
 

@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
  * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
  * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a
- * model name set (see {@code LoadReporting.Builder#modelName}), only series whose {@code
+ * model name set (see {@code LoadMonitoring.Builder#modelName}), only series whose {@code
  * model_name} label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting
  * metric is
  * present. {@link #custom} maps any other engine.

@@ -3,6 +3,7 @@ package io.github.llmrouter.routing;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.replica.ReplicaSet;
 
 /**
@@ -38,8 +39,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  * round, the remaining replicas follow by least load per unit of weight.
  *
  * <p><b>Reported load.</b> When the view has fresh load reports (see {@code LoadView}), the walk
- * also passes over a replica that reports itself saturated while another has room. The exact
- * rule: walking clockwise from the key's start, take the first replica not yet returned that is
+ * also passes over a replica that reports itself saturated (see {@link Saturation}) while another
+ * has room. The exact rule: walking clockwise from the key's start, take the first replica not yet returned that is
  * <ol>
  *   <li>within its load bound: for a replica with a fresh report of both its queue and its
  *       running batch, {@code effectiveQueue(i) + running(i) ≤ c_r × weight(i) × (L + 1) / W},
@@ -48,17 +49,17 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       Builder#reportedLoadFactor(double) reportedLoadFactor} (default {@value
  *       #DEFAULT_REPORTED_LOAD_FACTOR}); for any other replica the in-flight bound above; and
  *   <li>whose <em>pressure</em> is below {@link Builder#queueThreshold(int) queueThreshold}
- *       (default {@value #DEFAULT_QUEUE_THRESHOLD}), or below {@code queueThreshold + 3 ×
- *       shortest}, where {@code shortest} is the smallest pressure among the replicas not yet
+ *       (default {@value Saturation#DEFAULT_QUEUE_THRESHOLD}), or below {@code queueThreshold +
+ *       3 × shortest}, where {@code shortest} is the smallest pressure among the replicas not yet
  *       returned that are within their load bound.
  * </ol>
  * A replica's pressure is its effective queue lengthened by its queue wait (below), 0 if unknown,
  * and raised to {@code queueThreshold} if its KV-cache usage is at least {@link
  * Builder#kvUsageThreshold(double) kvUsageThreshold} (default {@value
- * #DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory frees, so
- * it is as good as a queue at the threshold. While some replica within bound is idle with room
- * in its cache ({@code shortest = 0}) this is the plain rule: skip a replica whose queue is at the
- * threshold or whose cache is nearly full. Once every replica has a queue, a replica keeps its
+ * Saturation#DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory
+ * frees, so it is as good as a queue at the threshold. While some replica within bound is idle
+ * with room in its cache ({@code shortest = 0}) this is the plain rule: skip a replica whose queue
+ * is at the threshold or whose cache is nearly full. Once every replica has a queue, a replica keeps its
  * keys until its queue is far behind the shortest (a slow or stalled replica): moving a request
  * off its key's owner would then only trade a cached prefix for another queue. If no replica is
  * within its load bound, take the one with the smallest effective queue per unit of weight,
@@ -72,18 +73,9 @@ import io.github.llmrouter.replica.ReplicaSet;
  * its effective queue {@code min(}{@value #MAX_WAIT_SCALE}{@code , wait / mean)} times; otherwise
  * the queue counts as it is.
  *
- * <p>Three parts of the rule are choices the simulator (K = 4 clients, Mooncake trace, one replica
- * twice as slow) argued for; see the README's "Reported load in the simulator". The reported-load
- * bound replaces this client's in-flight share, which sees none of the other clients' requests and
- * with few requests of its own calls a hot key's owner "over bound" after one or two: it raised
- * the hit rate by 2–3.6 points at light load. The queue-wait lengthening tells a slow replica
- * from the others, which a waiting count cannot. The limit relative to the shortest queue
- * replaced an absolute threshold followed by a separate saturated-fleet walk: with an absolute
- * threshold, a busy fleet moved each owner's requests to whichever ring neighbour's queue had
- * momentarily dipped below 4, scattering every hot prefix over several caches, and honouring
- * the KV threshold in a fleet whose caches were all nearly full sent the spill to the one
- * replica whose cache was not, the slow one; the relative limit lost 1 point of hit rate less and
- * met both targets in all 20 seeded runs at 2.75×, where the earlier rule met them in 11.
+ * <p>Why the rule reads reported load this way (the reported-load bound, the lengthening by queue
+ * wait, the limit relative to the shortest queue), and the simulator runs that chose it, are in
+ * {@code docs/routing.md}.
  *
  * <p><b>Cost.</b> Each replica is examined at most once per walk. A replica below the thresholds
  * is taken without looking at the others; one at a threshold costs one pass over the replicas to
@@ -98,10 +90,6 @@ public final class PrefixHash implements RoutingPolicy {
   public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
   /** Default ring look-ups per key: {@value}. */
   public static final int DEFAULT_PROBES = 3;
-  /** Default effective queue at which a replica is skipped: {@value}. */
-  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
-  /** Default KV-cache usage at which a replica is skipped: {@value}. */
-  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
   /**
    * A replica whose pressure is at {@code queueThreshold} keeps its keys while it stays below
@@ -150,8 +138,8 @@ public final class PrefixHash implements RoutingPolicy {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        reportedLoadFactor, probes, reportedLoad, queueThreshold,
-        reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY);
+        reportedLoadFactor, probes, reportedLoad, new Saturation(queueThreshold,
+            reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY));
   }
 
   @Override
@@ -178,16 +166,15 @@ public final class PrefixHash implements RoutingPolicy {
     private final double[] inverseWeights;
     private final int probes;
     private final boolean reportedLoad;
+    private final Saturation saturation;
     private final int queueThreshold;
-    private final double kvUsageThreshold;
 
     Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor,
-        double reportedLoadFactor, int probes, boolean reportedLoad, int queueThreshold,
-        double kvUsageThreshold) {
+        double reportedLoadFactor, int probes, boolean reportedLoad, Saturation saturation) {
       this.ring = ring;
       this.reportedLoad = reportedLoad;
-      this.queueThreshold = queueThreshold;
-      this.kvUsageThreshold = kvUsageThreshold;
+      this.saturation = saturation;
+      this.queueThreshold = saturation.queueThreshold();
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
@@ -360,11 +347,11 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * Replica {@code i}'s pressure: its lengthened effective queue {@code queue} (0 if unknown),
-     * raised to {@code queueThreshold} if its KV cache is nearly full: a full cache admits no new
-     * prompt until memory frees, so it is as good as a queue at the threshold.
+     * raised to {@code queueThreshold} if its KV cache is full enough to saturate it: a full cache
+     * admits no new prompt until memory frees, so it is as good as a queue at the threshold.
      */
     private double pressure(int i, double queue, long now) {
-      return queue < picker.queueThreshold && load.kvUsage(i, now) >= picker.kvUsageThreshold
+      return queue < picker.queueThreshold && picker.saturation.isCacheFull(load.kvUsage(i, now))
           ? picker.queueThreshold : queue;
     }
 
@@ -517,8 +504,8 @@ public final class PrefixHash implements RoutingPolicy {
     private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
     private int probes = DEFAULT_PROBES;
     private boolean reportedLoad = true;
-    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
-    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
+    private int queueThreshold = Saturation.DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = Saturation.DEFAULT_KV_USAGE_THRESHOLD;
     private KeyExtractor keyExtractor;
 
     private Builder() {}
@@ -591,8 +578,9 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The effective queue (reported waiting requests corrected by this client's dispatches since)
-     * at which a replica is skipped, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD},
-     * the middle of the 3–5 waiting requests practitioners start from.
+     * at which a replica is skipped, in [1, 100000]; default {@value
+     * Saturation#DEFAULT_QUEUE_THRESHOLD}, the middle of the 3–5 waiting requests practitioners
+     * start from.
      *
      * @param queueThreshold the queue threshold, checked at {@link #build()}
      * @return this builder
@@ -604,8 +592,8 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The reported KV-cache usage at which a replica is skipped, in (0, 1]; default {@value
-     * #DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached prefixes
-     * or wait for memory.
+     * Saturation#DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached
+     * prefixes or wait for memory.
      *
      * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
      * @return this builder

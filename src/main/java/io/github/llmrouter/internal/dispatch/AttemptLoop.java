@@ -1,0 +1,445 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.FailedAttempt;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.api.NoReplicaAvailableException;
+import io.github.llmrouter.api.RetriesExhaustedException;
+import io.github.llmrouter.internal.transport.Endpoint;
+import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.load.InFlightCounter;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call, from its start to its answer or its final failure: wait for replicas if the fleet is
+ * empty, rank them once, try rank 0, and on a retryable failure fail over to the next replica of
+ * the ranking after a backoff, within the attempt limit, the retry budget and the deadline.
+ *
+ * <p>Blocking and asynchronous calls run these same steps, as OkHttp runs one interceptor chain for
+ * {@code execute} and {@code enqueue}; only how a step waits differs. A blocking call ({@link
+ * #join}) runs every step on the caller's thread: its exchanges run there, and it sleeps through
+ * backoffs and blocks while the fleet is empty. An asynchronous call ({@link #start}) holds no
+ * thread: exchanges run on OkHttp's threads, backoffs end on the scheduler's, and a wait for
+ * replicas is a future. Either way one step runs at a time, so the call's state needs no lock.
+ *
+ * <p>How a call that will not try again fails is decided in one place, by the rule documented on
+ * {@code LlmClient}: a failure another attempt could not fix (the replica judged the request) is
+ * thrown as it is; the deadline passing is an {@link LlmTimeoutException}; every other end is the
+ * router giving up: {@link RetriesExhaustedException} with every attempt, or {@link
+ * NoReplicaAvailableException} when no attempt could be made at all.
+ *
+ * @param <R> the call's result: an answer, or a stream
+ */
+final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
+  /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
+  private static final int WAIT = -2;
+
+  /** One attempt's exchange with one replica. */
+  @FunctionalInterface
+  interface Exchange<R> {
+    /**
+     * Starts the exchange and reports how it went to {@code outcome}: before returning for a
+     * blocking call, from an OkHttp thread for an asynchronous one.
+     *
+     * @param counter the replica's in-flight counter, held for the attempt
+     */
+    void start(Replica replica, Call call, InFlightCounter counter,
+        HttpTransport.Outcome<R> outcome);
+  }
+
+  /** An exchange run on the caller's thread. */
+  @FunctionalInterface
+  interface BlockingExchange<R> {
+    /**
+     * Runs the exchange.
+     *
+     * @param counter the replica's in-flight counter, held for the attempt
+     * @return the answer
+     * @throws LlmException the classified failure
+     */
+    R run(Replica replica, Call call, InFlightCounter counter);
+  }
+
+  private final RequestDispatcher dispatcher;
+  private final Endpoint<?> endpoint;
+  private final RoutingRequest request;
+  private final byte[] body;
+  private final Exchange<R> exchange;
+  private final boolean blocking;
+  /** Whether a successful exchange keeps its in-flight counter (a stream releases it on close). */
+  private final boolean keepsCounter;
+  private final CompletableFuture<R> result;
+  private final Ticker ticker;
+  private final RoutingListener listener;
+  private final Deadline deadline;
+  private RoutingTable table;
+  /** The walk over the current round of the ranking; made at the first attempt. */
+  private @Nullable EligibleWalk walk;
+  private int attempt;
+  private @Nullable List<FailedAttempt> failures;
+  /** After {@link #WAIT}: how long until a paused replica may be asked again. */
+  private long waitNanos;
+
+  // The attempt in progress: its replica's index (-1 if none), replica, counter, start, and
+  // whether it holds a breaker permission.
+  private int current = -1;
+  private @Nullable Replica replica;
+  private @Nullable InFlightCounter counter;
+  private long attemptStart;
+  private boolean permitted;
+
+  // A blocking call's next step, and how long to wait before it.
+  private @Nullable Runnable pending;
+  private long pendingNanos;
+
+  /**
+   * @param blocking whether {@code exchange} reports before it returns: the call runs on its
+   *     caller's thread ({@link #join})
+   * @param result completed with the call's answer or final failure
+   */
+  AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      byte[] body, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+    this.dispatcher = dispatcher;
+    this.endpoint = endpoint;
+    this.request = request;
+    this.body = body;
+    this.exchange = exchange;
+    this.blocking = blocking;
+    this.keepsCounter = endpoint.streaming();
+    this.result = result;
+    this.ticker = dispatcher.config.ticker();
+    this.listener = dispatcher.config.listener();
+    this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
+    dispatcher.budget.onCall();
+    this.table = dispatcher.fleet.table();
+  }
+
+  /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
+  static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      byte[] body, BlockingExchange<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, body,
+        (replica, call, counter, outcome) -> {
+          R answer;
+          try {
+            answer = exchange.run(replica, call, counter);
+          } catch (LlmException e) {
+            outcome.failed(e);
+            return;
+          }
+          outcome.succeeded(answer);
+        }, true, new CompletableFuture<>()).join();
+  }
+
+  /** Runs a blocking call on this thread. */
+  private R join() {
+    start();
+    while (pending != null) {
+      Runnable step = pending;
+      pending = null;
+      if (pendingNanos > 0) {
+        try {
+          TimeUnit.NANOSECONDS.sleep(pendingNanos);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          end(fail(new LlmException("interrupted while waiting to retry")));
+          break;
+        }
+      }
+      step.run();
+    }
+    try {
+      return result.join();
+    } catch (CompletionException e) {
+      throw (LlmException) e.getCause();
+    }
+  }
+
+  /** Starts the call: waits for replicas while the fleet is empty, then makes the first attempt. */
+  void start() {
+    FleetReadiness readiness = dispatcher.fleet.readiness();
+    if (table.picker != null || !readiness.enter()) {
+      next();
+      return;
+    }
+    // An empty fleet: wait for replicas, at most until the deadline (and at most maxWaitingCalls
+    // calls at a time, or none at all).
+    long timeout = deadline.remainingNanos(ticker.read());
+    if (deadline.exists() && timeout <= 0) {
+      readiness.leave();
+      next();
+    } else if (blocking) {
+      try {
+        readiness.await(timeout);
+      } catch (LlmException e) {
+        end(fail(e));
+        return;
+      } finally {
+        readiness.leave();
+      }
+      replicasArrived();
+    } else {
+      CompletableFuture<Void> ready = readiness.whenNonEmpty();
+      if (deadline.exists()) ready = ready.copy().orTimeout(timeout, TimeUnit.NANOSECONDS);
+      ready.whenComplete((v, t) -> {
+        readiness.leave();
+        Throwable cause = t instanceof CompletionException ? t.getCause() : t;
+        if (cause instanceof LlmException) end(fail((LlmException) cause));
+        else replicasArrived(); // or the deadline came first: next() says so
+      });
+    }
+  }
+
+  private void replicasArrived() {
+    table = dispatcher.fleet.table();
+    next();
+  }
+
+  /** Makes the next attempt, waits for a paused replica, or ends the call. */
+  private void next() {
+    if (result.isDone()) return; // cancelled while waiting
+    int index;
+    try {
+      index = nextReplica();
+    } catch (LlmException end) {
+      end(end);
+      return;
+    }
+    if (index == WAIT) {
+      after(waitNanos, this::next);
+      return;
+    }
+    Replica r = table.replicas.get(index);
+    InFlightCounter c = table.load.counter(index);
+    replica = r;
+    counter = c;
+    c.acquire();
+    Call call;
+    try {
+      call = dispatcher.transport.newCall(r, endpoint, body, attemptTimeoutNanos());
+    } catch (LlmException e) {
+      // The deadline passed before the exchange could start, or the request cannot be built:
+      // neither is worth another attempt, and failed() ends the call.
+      failed(e);
+      return;
+    }
+    if (!blocking) {
+      // Cancelling the caller's future cancels the exchange.
+      result.whenComplete((v, t) -> {
+        if (result.isCancelled()) call.cancel();
+      });
+    }
+    exchange.start(r, call, c, this);
+  }
+
+  @Override
+  public void succeeded(R value) {
+    if (!keepsCounter) held().release();
+    record(null, ticker.read());
+    finished(held(replica).id(), null);
+    result.complete(value);
+  }
+
+  @Override
+  public void failed(LlmException failure) {
+    held().release();
+    if (result.isCancelled()) {
+      abandoned(); // the caller cancelled: says nothing about the replica
+      return;
+    }
+    long backoff;
+    try {
+      backoff = afterFailure(held(replica), failure);
+    } catch (LlmException end) {
+      end(end);
+      return;
+    }
+    after(backoff, this::next);
+  }
+
+  /** Runs {@code step} after {@code nanos}: on this thread for a blocking call. */
+  private void after(long nanos, Runnable step) {
+    if (blocking) {
+      pending = step;
+      pendingNanos = nanos;
+    } else if (nanos <= 0) {
+      step.run();
+    } else {
+      try {
+        dispatcher.scheduler.get().schedule(step, nanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        end(fail(new LlmException("client closed during a retry backoff")));
+      }
+    }
+  }
+
+  private void end(LlmException failure) {
+    result.completeExceptionally(failure);
+  }
+
+  private InFlightCounter held() {
+    return held(counter);
+  }
+
+  private static <T> T held(@Nullable T attemptState) {
+    if (attemptState == null) throw new IllegalStateException("no attempt in progress");
+    return attemptState;
+  }
+
+  /**
+   * The next replica's index; or {@link #WAIT} when the only replicas left are paused by their
+   * {@code Retry-After} and the first of them is free before the deadline; or throws the call's
+   * final failure if none is left.
+   */
+  private int nextReplica() {
+    long now = ticker.read();
+    EligibleWalk w = walk;
+    if (w == null) walk = w = newWalk(); // the first attempt
+    int index = w.next(now);
+    if (index < 0 && attempt > 0 && w.picks() > 0) {
+      // Every replica of the ranking has been tried: another round, from the key's own replica
+      // (a fleet of one retries its only replica).
+      walk = w = newWalk();
+      index = w.next(now);
+    }
+    if (index < 0) {
+      current = -1;
+      long until = w.pausedUntil();
+      if (until == Long.MIN_VALUE) throw giveUp("no replica left to try");
+      long wait = Math.max(0, until - now);
+      if (deadline.reachedBy(now + wait)) {
+        throw giveUp("the replicas left asked, with Retry-After, not to be called again "
+            + "before the call deadline");
+      }
+      waitNanos = wait;
+      return WAIT;
+    }
+    if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
+    current = index;
+    permitted = w.permitted();
+    attemptStart = now;
+    attempt++;
+    if (listener != RoutingListener.NONE) {
+      listener.onRouted(new RoutedEvent(endpoint.operation(), request.model(), attempt,
+          table.replicas.get(index).id(), w.reason(), table.load.inFlight(index),
+          table.load.totalInFlight()));
+    }
+    return index;
+  }
+
+  /** A walk over a new ranking of the request; throws if the fleet is empty. */
+  private EligibleWalk newWalk() {
+    ReplicaPicker picker = table.picker;
+    if (picker == null) {
+      throw fail(new NoReplicaAvailableException("no replicas in the fleet (none appeared "
+          + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
+    }
+    return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request);
+  }
+
+  /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */
+  private long attemptTimeoutNanos() {
+    if (!deadline.exists()) return 0;
+    long left = deadline.remainingNanos(ticker.read());
+    if (left <= 0) throw deadline(null); // failed() ends the call with it
+    return left;
+  }
+
+  /** The attempt's outcome is unknown (the caller cancelled): return its breaker permission. */
+  private void abandoned() {
+    if (current >= 0) {
+      table.eligibility.record(current, permitted, ticker.read(), 0,
+          new LlmException("cancelled by the caller"));
+    }
+    current = -1;
+  }
+
+  private void record(@Nullable LlmException failure, long now) {
+    if (current < 0) return;
+    table.eligibility.record(current, permitted, now, now - attemptStart, failure);
+    current = -1;
+  }
+
+  /**
+   * Records a failed attempt and returns the backoff before the next one, or throws the call's
+   * final failure if there is to be no next one.
+   */
+  private long afterFailure(Replica replica, LlmException failure) {
+    long now = ticker.read();
+    long duration = current < 0 ? 0 : now - attemptStart;
+    record(failure, now);
+    if (failures == null) failures = new ArrayList<>(dispatcher.config.retry().maxAttempts());
+    failures.add(new FailedAttempt(Math.max(1, attempt), replica.id(),
+        Duration.ofNanos(duration), failure));
+    RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
+        dispatcher.budget, deadline, now);
+    boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
+    if (listener != RoutingListener.NONE) {
+      listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
+          replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
+          decision.whyNot()));
+    }
+    switch (decision.kind()) {
+      case RETRY:
+        return decision.backoffNanos();
+      case DEADLINE:
+        throw fail(deadline(failure));
+      case REJECTED:
+        // The replica judged the request: the answer stands, with the earlier attempts attached.
+        for (FailedAttempt f : failures) {
+          if (f.failure() != failure) failure.addSuppressed(f.failure());
+        }
+        throw fail(failure);
+      default:
+        throw giveUp(decision.giveUpMessage());
+    }
+  }
+
+  /** The router gives up: no attempt could help, or none is allowed. */
+  private LlmException giveUp(String why) {
+    return fail(failures == null
+        ? new NoReplicaAvailableException("no attempt was made: " + why)
+        : new RetriesExhaustedException(why, failures));
+  }
+
+  /**
+   * The call's deadline passed; {@code last} is the attempt it cut short, if any. Not reported
+   * yet: the caller hands it to {@link #fail}, or throws it into {@link #failed}.
+   */
+  private LlmTimeoutException deadline(@Nullable LlmException last) {
+    LlmTimeoutException e = new LlmTimeoutException("call deadline of " + deadline.timeout()
+        + " expired after " + attempt + " attempt" + (attempt == 1 ? "" : "s"), null, last,
+        false);
+    if (failures != null) {
+      for (FailedAttempt f : failures) if (f.failure() != last) e.addSuppressed(f.failure());
+    }
+    return e;
+  }
+
+  /** Reports the call's end and returns {@code failure} for throwing. */
+  private LlmException fail(LlmException failure) {
+    finished(null, failure);
+    return failure;
+  }
+
+  private void finished(@Nullable String replicaId, @Nullable LlmException failure) {
+    if (listener == RoutingListener.NONE) return;
+    listener.onCallFinished(new CallFinishedEvent(endpoint.operation(), request.model(), attempt,
+        replicaId, ticker.read() - deadline.startNanos(), failure));
+  }
+}
