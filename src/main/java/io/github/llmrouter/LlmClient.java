@@ -54,37 +54,15 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <h2>How a call fails</h2>
- *
- * <p>Every exception a call throws (or completes its future with) is an {@link LlmException};
- * nothing else escapes, and no call returns null. One rule says which:
- *
- * <ul>
- *   <li>{@link io.github.llmrouter.api.RetriesExhaustedException}: <b>the router gave up</b>.
- *       Every attempt failed in a way another attempt might have fixed (a 5xx or another
- *       retryable status, a connection failure, a replica that timed out before answering, a
- *       malformed answer) and no further attempt was allowed: the attempt limit, the retry
- *       budget, no replica left, or a next attempt that could not start before the deadline.
- *       Thrown even after one attempt; {@code attempts()} lists each attempt's replica,
- *       duration and failure (status or cause).
- *   <li>{@link io.github.llmrouter.api.ReplicaHttpException}: a replica judged the request with
- *       a status that is not retryable (400, 401, 404, 422, ...). Trying elsewhere would not
- *       help; earlier failed attempts are attached as suppressed exceptions.
- *   <li>{@link io.github.llmrouter.api.LlmTimeoutException}: the call ran out of time: its
- *       deadline ({@link LlmClientBuilder#callTimeout}) expired, or a stream went idle after its first
- *       chunk ({@link LlmClientBuilder#streamIdleTimeout}).
- *   <li>{@link io.github.llmrouter.api.StreamInterruptedException}: a stream broke after its
- *       first chunk; never replayed.
- *   <li>{@link io.github.llmrouter.api.NoReplicaAvailableException}: no attempt could be made
- *       (an empty fleet, or every replica paused by {@code Retry-After} past the deadline).
- *   <li>{@link io.github.llmrouter.api.FleetSaturatedException}: admission control refused the
- *       call.
- *   <li>a plain {@link LlmException}: the client is closed, the thread was interrupted, or the
- *       request could not be written.
- * </ul>
- *
- * <p>The {@code *Async} methods never throw (but for a null argument): they return a future that
- * fails with one of the above.
+ * <p><b>How a call fails.</b> Every exception a call throws (or completes its future with) is an
+ * {@link LlmException}; nothing else escapes, and no call returns null. Which one follows one rule,
+ * documented on {@link LlmException}: the router gave up ({@code RetriesExhaustedException}), a
+ * replica judged the request ({@code ReplicaHttpException}), the call ran out of time ({@code
+ * LlmTimeoutException}: its {@link LlmClientBuilder#callTimeout deadline}, or a stream idle for
+ * {@link LlmClientBuilder#streamIdleTimeout}), a stream broke after its first chunk ({@code
+ * StreamInterruptedException}), no attempt could be made ({@code NoReplicaAvailableException}),
+ * or admission control refused the call ({@code FleetSaturatedException}). The {@code *Async}
+ * methods never throw (but for a null argument): they return a future that fails instead.
  *
  * <p>Thread-safe: share one client across the application. Close it to release its threads and
  * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone). Every

@@ -152,6 +152,7 @@ public final class EngineDialect {
     if (d == null) return null;
     String label = modelName == null ? null : MODEL_LABEL;
     String w = first(metrics, d.waiting);
+    if (w == null) return null; // not reached: detect() found it
     String r = first(metrics, d.running);
     String kv = first(metrics, d.kvUsage);
     double queueTimeSum = Double.NaN;

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.replica.ReplicaSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL), the default policy.
@@ -506,7 +507,7 @@ public final class PrefixHash implements RoutingPolicy {
     private boolean reportedLoad = true;
     private int queueThreshold = Saturation.DEFAULT_QUEUE_THRESHOLD;
     private double kvUsageThreshold = Saturation.DEFAULT_KV_USAGE_THRESHOLD;
-    private KeyExtractor keyExtractor;
+    private @Nullable KeyExtractor keyExtractor;
 
     private Builder() {}
 

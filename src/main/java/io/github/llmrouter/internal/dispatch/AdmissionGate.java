@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admission queue that {@link Admission} configures: a bounded FIFO of calls waiting for the
@@ -98,7 +99,7 @@ final class AdmissionGate {
   }
 
   /** Null if admitted at once; otherwise the ticket to wait on. */
-  private CompletableFuture<Void> enter() {
+  private @Nullable CompletableFuture<Void> enter() {
     if (waiting == 0 && hasRoom(load.get())) return null;
     synchronized (this) {
       // Arrival order: nobody overtakes a waiting request.

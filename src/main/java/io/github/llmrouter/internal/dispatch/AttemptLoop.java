@@ -1,11 +1,8 @@
 package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.Ticker;
-import io.github.llmrouter.api.FailedAttempt;
 import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
-import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.load.InFlightCounter;
@@ -17,8 +14,6 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,11 +33,8 @@ import org.jspecify.annotations.Nullable;
  * thread: exchanges run on OkHttp's threads, backoffs end on the scheduler's, and a wait for
  * replicas is a future. Either way one step runs at a time, so the call's state needs no lock.
  *
- * <p>How a call that will not try again fails is decided in one place, by the rule documented on
- * {@code LlmClient}: a failure another attempt could not fix (the replica judged the request) is
- * thrown as it is; the deadline passing is an {@link LlmTimeoutException}; every other end is the
- * router giving up: {@link RetriesExhaustedException} with every attempt, or {@link
- * NoReplicaAvailableException} when no attempt could be made at all.
+ * <p>After each failure {@link RetryDecision#after} decides whether another attempt follows;
+ * {@link FailedAttempts} builds the exception a call ends with.
  *
  * @param <R> the call's result: an answer, or a stream
  */
@@ -92,7 +84,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** The walk over the current round of the ranking; made at the first attempt. */
   private @Nullable EligibleWalk walk;
   private int attempt;
-  private @Nullable List<FailedAttempt> failures;
+  private final FailedAttempts failures;
   /** After {@link #WAIT}: how long until a paused replica may be asked again. */
   private long waitNanos;
 
@@ -126,6 +118,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     this.ticker = dispatcher.config.ticker();
     this.listener = dispatcher.config.listener();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
+    this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
     dispatcher.budget.onCall();
     this.table = dispatcher.fleet.table();
   }
@@ -173,41 +166,19 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** Starts the call: waits for replicas while the fleet is empty, then makes the first attempt. */
   void start() {
     FleetReadiness readiness = dispatcher.fleet.readiness();
-    if (table.picker != null || !readiness.enter()) {
-      next();
+    long timeout = deadline.remainingNanos(ticker.read());
+    if (table.picker != null || (deadline.exists() && timeout <= 0) || !readiness.enter()) {
+      next(); // ends the call if the fleet is empty
       return;
     }
-    // An empty fleet: wait for replicas, at most until the deadline (and at most maxWaitingCalls
-    // calls at a time, or none at all).
-    long timeout = deadline.remainingNanos(ticker.read());
-    if (deadline.exists() && timeout <= 0) {
-      readiness.leave();
-      next();
-    } else if (blocking) {
-      try {
-        readiness.await(timeout);
-      } catch (LlmException e) {
-        end(fail(e));
-        return;
-      } finally {
-        readiness.leave();
+    readiness.awaitThenLeave(blocking, timeout, closed -> {
+      if (closed != null) {
+        end(fail(closed));
+      } else { // replicas arrived, or the deadline came first: next() says which
+        table = dispatcher.fleet.table();
+        next();
       }
-      replicasArrived();
-    } else {
-      CompletableFuture<Void> ready = readiness.whenNonEmpty();
-      if (deadline.exists()) ready = ready.copy().orTimeout(timeout, TimeUnit.NANOSECONDS);
-      ready.whenComplete((v, t) -> {
-        readiness.leave();
-        Throwable cause = t instanceof CompletionException ? t.getCause() : t;
-        if (cause instanceof LlmException) end(fail((LlmException) cause));
-        else replicasArrived(); // or the deadline came first: next() says so
-      });
-    }
-  }
-
-  private void replicasArrived() {
-    table = dispatcher.fleet.table();
-    next();
+    });
   }
 
   /** Makes the next attempt, waits for a paused replica, or ends the call. */
@@ -320,11 +291,11 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     if (index < 0) {
       current = -1;
       long until = w.pausedUntil();
-      if (until == Long.MIN_VALUE) throw giveUp("no replica left to try");
+      if (until == Long.MIN_VALUE) throw fail(failures.giveUp("no replica left to try"));
       long wait = Math.max(0, until - now);
       if (deadline.reachedBy(now + wait)) {
-        throw giveUp("the replicas left asked, with Retry-After, not to be called again "
-            + "before the call deadline");
+        throw fail(failures.giveUp("the replicas left asked, with Retry-After, not to be called "
+            + "again before the call deadline"));
       }
       waitNanos = wait;
       return WAIT;
@@ -356,7 +327,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private long attemptTimeoutNanos() {
     if (!deadline.exists()) return 0;
     long left = deadline.remainingNanos(ticker.read());
-    if (left <= 0) throw deadline(null); // failed() ends the call with it
+    if (left <= 0) throw failures.deadline(deadline.timeout(), attempt, null); // ends in failed()
     return left;
   }
 
@@ -383,9 +354,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     long now = ticker.read();
     long duration = current < 0 ? 0 : now - attemptStart;
     record(failure, now);
-    if (failures == null) failures = new ArrayList<>(dispatcher.config.retry().maxAttempts());
-    failures.add(new FailedAttempt(Math.max(1, attempt), replica.id(),
-        Duration.ofNanos(duration), failure));
+    failures.add(attempt, replica.id(), duration, failure);
     RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
         dispatcher.budget, deadline, now);
     boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
@@ -398,37 +367,12 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       case RETRY:
         return decision.backoffNanos();
       case DEADLINE:
-        throw fail(deadline(failure));
+        throw fail(failures.deadline(deadline.timeout(), attempt, failure));
       case REJECTED:
-        // The replica judged the request: the answer stands, with the earlier attempts attached.
-        for (FailedAttempt f : failures) {
-          if (f.failure() != failure) failure.addSuppressed(f.failure());
-        }
-        throw fail(failure);
+        throw fail(failures.rejected(failure));
       default:
-        throw giveUp(decision.giveUpMessage());
+        throw fail(failures.giveUp(decision.giveUpMessage()));
     }
-  }
-
-  /** The router gives up: no attempt could help, or none is allowed. */
-  private LlmException giveUp(String why) {
-    return fail(failures == null
-        ? new NoReplicaAvailableException("no attempt was made: " + why)
-        : new RetriesExhaustedException(why, failures));
-  }
-
-  /**
-   * The call's deadline passed; {@code last} is the attempt it cut short, if any. Not reported
-   * yet: the caller hands it to {@link #fail}, or throws it into {@link #failed}.
-   */
-  private LlmTimeoutException deadline(@Nullable LlmException last) {
-    LlmTimeoutException e = new LlmTimeoutException("call deadline of " + deadline.timeout()
-        + " expired after " + attempt + " attempt" + (attempt == 1 ? "" : "s"), null, last,
-        false);
-    if (failures != null) {
-      for (FailedAttempt f : failures) if (f.failure() != last) e.addSuppressed(f.failure());
-    }
-    return e;
   }
 
   /** Reports the call's end and returns {@code failure} for throwing. */

@@ -5,15 +5,18 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lets calls wait for the fleet to have replicas (at start-up, or after scaling to zero), at most
  * {@code maxWaiters} at a time; and completes {@link #firstReady()} when the first replicas
- * arrive.
+ * arrive. Thread-safe.
  */
 final class FleetReadiness {
   private final int maxWaiters;
@@ -72,29 +75,37 @@ final class FleetReadiness {
   }
 
   /**
-   * Blocks until the fleet has replicas, at most {@code timeoutNanos} (0 = no limit).
-   *
-   * @return whether it has
-   * @throws LlmException if the client closed or the thread was interrupted
+   * After {@link #enter}: waits until the fleet has replicas or {@code timeoutNanos} have passed
+   * (0 = no limit), leaves, then runs {@code then} with null, or with the reason the wait failed
+   * (the client closed, the thread was interrupted). {@code blocking}: on this thread, before
+   * returning; otherwise without a thread, on the one that ends the wait.
    */
-  boolean await(long timeoutNanos) {
+  void awaitThenLeave(boolean blocking, long timeoutNanos,
+      Consumer<@Nullable LlmException> then) {
     CompletableFuture<Void> f = nonEmpty;
+    if (!blocking) {
+      if (timeoutNanos > 0) f = f.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+      f.whenComplete((v, t) -> {
+        leave();
+        Throwable cause = t instanceof CompletionException ? t.getCause() : t;
+        then.accept(cause instanceof LlmException ? (LlmException) cause : null);
+      });
+      return;
+    }
+    LlmException failure = null;
     try {
       if (timeoutNanos <= 0) f.get();
       else f.get(timeoutNanos, TimeUnit.NANOSECONDS);
-      return true;
     } catch (TimeoutException e) {
-      return false;
+      // the caller finds the fleet still empty
     } catch (ExecutionException e) {
-      throw (LlmException) e.getCause();
+      failure = (LlmException) e.getCause();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LlmException("interrupted while waiting for replicas");
+      failure = new LlmException("interrupted while waiting for replicas");
+    } finally {
+      leave();
     }
-  }
-
-  /** Completes when the fleet has replicas; never times out by itself. */
-  CompletableFuture<Void> whenNonEmpty() {
-    return nonEmpty;
+    then.accept(failure);
   }
 }

@@ -62,7 +62,7 @@ public final class RequestDispatcher {
    * @param request what routing needs
    * @param body from {@link Endpoint#body}
    * @return the answer, never null
-   * @throws LlmException the call's failure, by the rule in {@link AttemptLoop}
+   * @throws LlmException the call's failure, by the rule documented on {@code LlmException}
    */
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, byte[] body) {
     admit();

@@ -1,5 +1,7 @@
 package io.github.llmrouter.internal.transport;
 
+import static java.util.Objects.requireNonNull;
+
 import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
@@ -120,7 +122,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       @Override
       public T next() {
         if (!hasNext()) throw new NoSuchElementException();
-        T chunk = next;
+        T chunk = requireNonNull(next); // hasNext() read it
         next = null;
         return chunk;
       }
