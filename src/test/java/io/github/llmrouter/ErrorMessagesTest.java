@@ -12,11 +12,6 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.api.StreamInterruptedException;
-import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadMonitoring;
-import io.github.llmrouter.routing.RoutingPolicy;
-import java.net.InetAddress;
-import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -31,14 +26,7 @@ class ErrorMessagesTest {
 
   @BeforeEach
   void start() throws Exception {
-    first.start(InetAddress.getLoopbackAddress(), 0);
-    second.start(InetAddress.getLoopbackAddress(), 0);
-    client = LlmClient.builder()
-        .replicas(first.url("/").toString(), second.url("/").toString())
-        .routingPolicy(RoutingPolicy.roundRobin())
-        .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
-            .maxBackoff(Duration.ZERO).build())
-        .loadMonitoring(LoadMonitoring.disabled()).build();
+    client = Fixtures.scripted(first, second).build();
   }
 
   @AfterEach

@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
+import static io.github.llmrouter.routing.Fleets.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
@@ -9,7 +10,6 @@ import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.replica.OutlierDetection;
-import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.ReplicaPicker;
@@ -28,12 +28,6 @@ import org.junit.jupiter.api.Test;
 class EligibleWalkTest {
   private final ManualTicker ticker = new ManualTicker();
   private final EventRecorder events = new EventRecorder();
-
-  private static ReplicaSet fleet(int n) {
-    List<Replica> replicas = new ArrayList<>();
-    for (int i = 0; i < n; i++) replicas.add(Replica.builder("http://10.0.0." + i + ":8000").id("r" + i).build());
-    return ReplicaSet.of(replicas);
-  }
 
   private static RoutingRequest key(int i) {
     return RoutingRequest.of("m", "conversation " + i + " opening message");
@@ -57,9 +51,9 @@ class EligibleWalkTest {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
         ticker, events);
     ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    ReplicaSet four = fleet(4);
+    ReplicaSet four = named(4);
     tracker.update(four, "test");
-    ReplicaSet five = fleet(5);
+    ReplicaSet five = named(5);
     tracker.update(five, "test");
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
     // What the newcomer owns when warm: the reference for its share.
@@ -84,8 +78,8 @@ class EligibleWalkTest {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
         ticker, events);
     ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    tracker.update(fleet(4), "test");
-    ReplicaSet five = fleet(5);
+    tracker.update(named(4), "test");
+    ReplicaSet five = named(5);
     tracker.update(five, "test");
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
     ReplicaPicker picker = PrefixHash.builder().build().newPicker(five);
@@ -108,7 +102,7 @@ class EligibleWalkTest {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
         events);
     ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    ReplicaSet set = fleet(3);
+    ReplicaSet set = named(3);
     tracker.update(set, "test");
     for (int i = 0; i < 3; i++) tracker.setHealthy("r" + i, false, "down");
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
@@ -143,7 +137,7 @@ class EligibleWalkTest {
         .minimumCalls(4).failureRateThreshold(50).openDuration(Duration.ofSeconds(10))
         .halfOpenCalls(1).build();
     ReplicaBreakers breakers = new ReplicaBreakers(policy, ticker, events);
-    ReplicaSet set = fleet(2);
+    ReplicaSet set = named(2);
     tracker.update(set, "test");
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
     ReplicaHttpException http503 = new ReplicaHttpException("r0", 503, "", true, null);

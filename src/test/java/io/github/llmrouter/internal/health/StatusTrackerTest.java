@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.health;
 
+import static io.github.llmrouter.routing.Fleets.named;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.observe.EjectionEvent;
@@ -23,12 +24,6 @@ class StatusTrackerTest {
     return new StatusTracker(outliers, Duration.ofSeconds(30), ticker, events);
   }
 
-  private static ReplicaSet fleet(int n) {
-    List<Replica> replicas = new ArrayList<>();
-    for (int i = 0; i < n; i++) replicas.add(Replica.builder("http://10.0.0." + i + ":8000").id("r" + i).build());
-    return ReplicaSet.of(replicas);
-  }
-
   private static void fail(StatusTracker t, ReplicaStatus h, int times) {
     for (int i = 0; i < times; i++) t.onFailure(h, "HTTP 503");
   }
@@ -36,7 +31,7 @@ class StatusTrackerTest {
   @Test
   void fiveConsecutiveFailuresEjectForThirtySecondsThenTheEjectionEnds() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(4);
+    ReplicaSet set = named(4);
     t.update(set, "test");
     ReplicaStatus r1 = t.statusesOf(set)[1];
 
@@ -62,7 +57,7 @@ class StatusTrackerTest {
   @Test
   void aSuccessResetsTheConsecutiveCount() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(4);
+    ReplicaSet set = named(4);
     t.update(set, "test");
     ReplicaStatus r0 = t.statusesOf(set)[0];
     fail(t, r0, 4);
@@ -75,7 +70,7 @@ class StatusTrackerTest {
   @Test
   void repeatedEjectionsLengthenUpToTheMaximumAndDecayWhenTheReplicaBehaves() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(4);
+    ReplicaSet set = named(4);
     t.update(set, "test");
     ReplicaStatus r2 = t.statusesOf(set)[2];
     List<Duration> durations = new ArrayList<>();
@@ -101,7 +96,7 @@ class StatusTrackerTest {
   @Test
   void atMostTenPercentAreEjectedAndOneReplicaOfASmallFleet() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(20);
+    ReplicaSet set = named(20);
     t.update(set, "test");
     ReplicaStatus[] h = t.statusesOf(set);
     for (ReplicaStatus r : h) fail(t, r, 5);
@@ -110,7 +105,7 @@ class StatusTrackerTest {
 
     StatusTracker small = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
         events);
-    ReplicaSet four = fleet(4);
+    ReplicaSet four = named(4);
     small.update(four, "test");
     ReplicaStatus[] h4 = small.statusesOf(four);
     for (ReplicaStatus r : h4) fail(small, r, 5);
@@ -120,7 +115,7 @@ class StatusTrackerTest {
   @Test
   void theLastReplicaLeftIsNeverEjected() {
     StatusTracker t = tracker(OutlierDetection.builder().maxEjectionPercent(100).build());
-    ReplicaSet set = fleet(2);
+    ReplicaSet set = named(2);
     t.update(set, "test");
     ReplicaStatus[] h = t.statusesOf(set);
     fail(t, h[0], 5);
@@ -128,7 +123,7 @@ class StatusTrackerTest {
     assertThat(h[0].isEjected(ticker.read())).isTrue();
     assertThat(h[1].isEjected(ticker.read())).isFalse();
 
-    ReplicaSet one = fleet(1);
+    ReplicaSet one = named(1);
     StatusTracker single = tracker(OutlierDetection.builder().maxEjectionPercent(100).build());
     single.update(one, "test");
     ReplicaStatus only = single.statusesOf(one)[0];
@@ -139,7 +134,7 @@ class StatusTrackerTest {
   @Test
   void disabledDetectionNeverEjects() {
     StatusTracker t = tracker(OutlierDetection.disabled());
-    ReplicaSet set = fleet(10);
+    ReplicaSet set = named(10);
     t.update(set, "test");
     ReplicaStatus r = t.statusesOf(set)[0];
     fail(t, r, 100);
@@ -149,8 +144,8 @@ class StatusTrackerTest {
   @Test
   void aReplicaThatJoinsRampsItsShareOverTheSlowStartWindow() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    t.update(fleet(3), "test");
-    ReplicaSet four = fleet(4);
+    t.update(named(3), "test");
+    ReplicaSet four = named(4);
     t.update(four, "test");
     ReplicaStatus[] h = t.statusesOf(four);
     assertThat(h[0].slowStartShare(ticker.read())).isEqualTo(1.0); // initial members: no ramp
@@ -166,7 +161,7 @@ class StatusTrackerTest {
   @Test
   void aReplicaBackFromEjectionOrUnhealthyRampsFromWhenItCameBack() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(4);
+    ReplicaSet set = named(4);
     t.update(set, "test");
     ReplicaStatus r0 = t.statusesOf(set)[0];
     fail(t, r0, 5);
@@ -187,8 +182,8 @@ class StatusTrackerTest {
   @Test
   void membershipChangesAreReportedWithTheReplicaAndTheReason() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    t.update(fleet(2), "dns");
-    List<Replica> changed = new ArrayList<>(fleet(3).replicas());
+    t.update(named(2), "dns");
+    List<Replica> changed = new ArrayList<>(named(3).replicas());
     changed.remove(0);
     changed.set(0, changed.get(0).toBuilder().weight(2).build());
     t.update(ReplicaSet.of(changed), "dns");
@@ -201,10 +196,10 @@ class StatusTrackerTest {
   @Test
   void aReplicaThatLeavesAndReturnsStartsAfresh() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = fleet(4);
+    ReplicaSet set = named(4);
     t.update(set, "test");
     fail(t, t.statusesOf(set)[3], 5);
-    t.update(fleet(3), "test");
+    t.update(named(3), "test");
     t.update(set, "test");
     assertThat(t.statusesOf(set)[3].isEjected(ticker.read())).isFalse();
   }
