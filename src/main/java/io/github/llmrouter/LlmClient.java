@@ -13,7 +13,6 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.internal.dispatch.DispatcherConfig;
 import io.github.llmrouter.internal.dispatch.FleetState;
-import io.github.llmrouter.internal.dispatch.GuardedListener;
 import io.github.llmrouter.internal.dispatch.RequestDispatcher;
 import io.github.llmrouter.internal.health.HealthProber;
 import io.github.llmrouter.internal.health.StatusTracker;

@@ -22,7 +22,7 @@ import java.time.Duration;
  * @param maxWaitingCalls calls allowed to wait for replicas while the fleet is empty
  * @param reportStaleAfter load reports older than this are ignored
  * @param ticker the client's time source
- * @param listener receives routing events; must not throw (see {@link GuardedListener})
+ * @param listener receives routing events; must not throw (the client guards the application's)
  */
 public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration callTimeout,
     CircuitBreakerPolicy circuitBreaker, Admission admission, int maxWaitingCalls,

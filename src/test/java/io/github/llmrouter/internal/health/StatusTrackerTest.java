@@ -24,6 +24,13 @@ class StatusTrackerTest {
     return new StatusTracker(outliers, Duration.ofSeconds(30), ticker, events);
   }
 
+  /** Tells {@code t} about a fleet of {@code n} replicas {@code r0 ..}; returns their statuses. */
+  private static ReplicaStatus[] fleetOf(StatusTracker t, int n) {
+    ReplicaSet set = named(n);
+    t.update(set, "test");
+    return t.statusesOf(set);
+  }
+
   private static void fail(StatusTracker t, ReplicaStatus h, int times) {
     for (int i = 0; i < times; i++) t.onFailure(h, "HTTP 503");
   }
@@ -31,9 +38,7 @@ class StatusTrackerTest {
   @Test
   void fiveConsecutiveFailuresEjectForThirtySecondsThenTheEjectionEnds() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = named(4);
-    t.update(set, "test");
-    ReplicaStatus r1 = t.statusesOf(set)[1];
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
 
     fail(t, r1, 4);
     assertThat(r1.isEjected(ticker.read())).isFalse();
@@ -57,9 +62,7 @@ class StatusTrackerTest {
   @Test
   void aSuccessResetsTheConsecutiveCount() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = named(4);
-    t.update(set, "test");
-    ReplicaStatus r0 = t.statusesOf(set)[0];
+    ReplicaStatus r0 = fleetOf(t, 4)[0];
     fail(t, r0, 4);
     t.onSuccess(r0);
     fail(t, r0, 4);
@@ -70,9 +73,7 @@ class StatusTrackerTest {
   @Test
   void repeatedEjectionsLengthenUpToTheMaximumAndDecayWhenTheReplicaBehaves() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = named(4);
-    t.update(set, "test");
-    ReplicaStatus r2 = t.statusesOf(set)[2];
+    ReplicaStatus r2 = fleetOf(t, 4)[2];
     List<Duration> durations = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       fail(t, r2, 5);
@@ -96,18 +97,14 @@ class StatusTrackerTest {
   @Test
   void atMostTenPercentAreEjectedAndOneReplicaOfASmallFleet() {
     StatusTracker t = tracker(OutlierDetection.defaults());
-    ReplicaSet set = named(20);
-    t.update(set, "test");
-    ReplicaStatus[] h = t.statusesOf(set);
+    ReplicaStatus[] h = fleetOf(t, 20);
     for (ReplicaStatus r : h) fail(t, r, 5);
     long ejected = java.util.Arrays.stream(h).filter(r -> r.isEjected(ticker.read())).count();
     assertThat(ejected).isEqualTo(2); // 10% of 20
 
     StatusTracker small = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
         events);
-    ReplicaSet four = named(4);
-    small.update(four, "test");
-    ReplicaStatus[] h4 = small.statusesOf(four);
+    ReplicaStatus[] h4 = fleetOf(small, 4);
     for (ReplicaStatus r : h4) fail(small, r, 5);
     assertThat(java.util.Arrays.stream(h4).filter(r -> r.isEjected(ticker.read()))).hasSize(1);
   }
@@ -115,9 +112,7 @@ class StatusTrackerTest {
   @Test
   void theLastReplicaLeftIsNeverEjected() {
     StatusTracker t = tracker(OutlierDetection.builder().maxEjectionPercent(100).build());
-    ReplicaSet set = named(2);
-    t.update(set, "test");
-    ReplicaStatus[] h = t.statusesOf(set);
+    ReplicaStatus[] h = fleetOf(t, 2);
     fail(t, h[0], 5);
     fail(t, h[1], 50);
     assertThat(h[0].isEjected(ticker.read())).isTrue();
@@ -134,9 +129,7 @@ class StatusTrackerTest {
   @Test
   void disabledDetectionNeverEjects() {
     StatusTracker t = tracker(OutlierDetection.disabled());
-    ReplicaSet set = named(10);
-    t.update(set, "test");
-    ReplicaStatus r = t.statusesOf(set)[0];
+    ReplicaStatus r = fleetOf(t, 10)[0];
     fail(t, r, 100);
     assertThat(r.isEjected(ticker.read())).isFalse();
   }
@@ -145,9 +138,7 @@ class StatusTrackerTest {
   void aReplicaThatJoinsRampsItsShareOverTheSlowStartWindow() {
     StatusTracker t = tracker(OutlierDetection.defaults());
     t.update(named(3), "test");
-    ReplicaSet four = named(4);
-    t.update(four, "test");
-    ReplicaStatus[] h = t.statusesOf(four);
+    ReplicaStatus[] h = fleetOf(t, 4);
     assertThat(h[0].slowStartShare(ticker.read())).isEqualTo(1.0); // initial members: no ramp
     assertThat(h[3].slowStartShare(ticker.read())).isEqualTo(StatusTracker.SLOW_START_MIN_SHARE);
     ticker.advance(Duration.ofSeconds(15));

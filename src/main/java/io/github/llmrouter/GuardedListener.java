@@ -1,4 +1,4 @@
-package io.github.llmrouter.internal.dispatch;
+package io.github.llmrouter;
 
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * logged and otherwise ignored, so that no event can fail a call or a fleet update. The client
  * wraps its listener once and every part of it reports through the wrapper.
  */
-public final class GuardedListener implements RoutingListener {
+final class GuardedListener implements RoutingListener {
   private static final Logger log = LoggerFactory.getLogger(RoutingListener.class);
 
   private final RoutingListener delegate;
@@ -29,13 +29,10 @@ public final class GuardedListener implements RoutingListener {
   }
 
   /**
-   * {@code listener}, guarded.
-   *
-   * @param listener the application's listener
-   * @return {@link RoutingListener#NONE} if it is {@code NONE} (so that callers can still skip
-   *     building events nobody hears), else a guarded listener
+   * {@code listener}, guarded: {@link RoutingListener#NONE} stays {@code NONE}, so that callers
+   * can still skip building events nobody hears.
    */
-  public static RoutingListener of(RoutingListener listener) {
+  static RoutingListener of(RoutingListener listener) {
     return listener == RoutingListener.NONE || listener instanceof GuardedListener ? listener
         : new GuardedListener(listener);
   }
