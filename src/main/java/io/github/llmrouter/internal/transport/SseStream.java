@@ -77,8 +77,8 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       Replica replica, Call call, Response response, Class<T> type, Duration idleTimeout,
       Runnable onClose) {
     String replicaId = replica.id();
-    String contentType = response.header("Content-Type", "");
-    if (contentType.startsWith("application/json")) {
+    String contentType = response.header("Content-Type");
+    if (contentType != null && contentType.startsWith("application/json")) {
       // The server ignored "stream": true (or answered an error as JSON): not an event stream.
       throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
           + "text/event-stream)", new IOException("not an event stream"));
