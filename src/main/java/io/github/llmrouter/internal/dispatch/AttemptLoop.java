@@ -5,12 +5,10 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
-import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
-import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
@@ -42,32 +40,6 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
   private static final int WAIT = -2;
 
-  /** One attempt's exchange with one replica. */
-  @FunctionalInterface
-  interface Exchange<R> {
-    /**
-     * Starts the exchange and reports how it went to {@code outcome}: before returning for a
-     * blocking call, from an OkHttp thread for an asynchronous one.
-     *
-     * @param counter the replica's in-flight counter, held for the attempt
-     */
-    void start(Replica replica, Call call, InFlightCounter counter,
-        HttpTransport.Outcome<R> outcome);
-  }
-
-  /** An exchange run on the caller's thread. */
-  @FunctionalInterface
-  interface BlockingExchange<R> {
-    /**
-     * Runs the exchange.
-     *
-     * @param counter the replica's in-flight counter, held for the attempt
-     * @return the answer
-     * @throws LlmException the classified failure
-     */
-    R run(Replica replica, Call call, InFlightCounter counter);
-  }
-
   private final RequestDispatcher dispatcher;
   private final Endpoint<?> endpoint;
   private final RoutingRequest request;
@@ -88,13 +60,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** After {@link #WAIT}: how long until a paused replica may be asked again. */
   private long waitNanos;
 
-  // The attempt in progress: its replica's index (-1 if none), replica, counter, start, and
-  // whether it holds a breaker permission.
-  private int current = -1;
-  private @Nullable Replica replica;
-  private @Nullable InFlightCounter counter;
-  private long attemptStart;
-  private boolean permitted;
+  /** The attempt in progress, or the last one. */
+  private @Nullable Attempt current;
 
   // A blocking call's next step, and how long to wait before it.
   private @Nullable Runnable pending;
@@ -125,18 +92,9 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      byte[] body, BlockingExchange<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, body,
-        (replica, call, counter, outcome) -> {
-          R answer;
-          try {
-            answer = exchange.run(replica, call, counter);
-          } catch (LlmException e) {
-            outcome.failed(e);
-            return;
-          }
-          outcome.succeeded(answer);
-        }, true, new CompletableFuture<>()).join();
+      byte[] body, Exchange.Blocking<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, body, Exchange.blocking(exchange), true,
+        new CompletableFuture<>()).join();
   }
 
   /** Runs a blocking call on this thread. */
@@ -195,14 +153,11 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       after(waitNanos, this::next);
       return;
     }
-    Replica r = table.replicas.get(index);
-    InFlightCounter c = table.load.counter(index);
-    replica = r;
-    counter = c;
-    c.acquire();
+    Attempt a = held();
+    a.counter.acquire();
     Call call;
     try {
-      call = dispatcher.transport.newCall(r, endpoint, body, attemptTimeoutNanos());
+      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos());
     } catch (LlmException e) {
       // The deadline passed before the exchange could start, or the request cannot be built:
       // neither is worth another attempt, and failed() ends the call.
@@ -215,27 +170,29 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         if (result.isCancelled()) call.cancel();
       });
     }
-    exchange.start(r, call, c, this);
+    exchange.start(a.replica, call, a.counter, this);
   }
 
   @Override
   public void succeeded(R value) {
-    if (!keepsCounter) held().release();
-    record(null, ticker.read());
-    finished(held(replica).id(), null);
+    Attempt a = held();
+    if (!keepsCounter) a.counter.release();
+    a.record(table.eligibility, ticker.read(), null);
+    finished(a.replica.id(), null);
     result.complete(value);
   }
 
   @Override
   public void failed(LlmException failure) {
-    held().release();
+    Attempt a = held();
+    a.counter.release();
     if (result.isCancelled()) {
-      abandoned(); // the caller cancelled: says nothing about the replica
+      a.abandon(table.eligibility, ticker.read()); // says nothing about the replica
       return;
     }
     long backoff;
     try {
-      backoff = afterFailure(held(replica), failure);
+      backoff = afterFailure(a, failure);
     } catch (LlmException end) {
       end(end);
       return;
@@ -263,13 +220,10 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     result.completeExceptionally(failure);
   }
 
-  private InFlightCounter held() {
-    return held(counter);
-  }
-
-  private static <T> T held(@Nullable T attemptState) {
-    if (attemptState == null) throw new IllegalStateException("no attempt in progress");
-    return attemptState;
+  private Attempt held() {
+    Attempt a = current;
+    if (a == null) throw new IllegalStateException("no attempt in progress");
+    return a;
   }
 
   /**
@@ -289,7 +243,6 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       index = w.next(now);
     }
     if (index < 0) {
-      current = -1;
       long until = w.pausedUntil();
       if (until == Long.MIN_VALUE) throw fail(failures.giveUp("no replica left to try"));
       long wait = Math.max(0, until - now);
@@ -301,9 +254,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       return WAIT;
     }
     if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
-    current = index;
-    permitted = w.permitted();
-    attemptStart = now;
+    current = new Attempt(index, table.replicas.get(index), table.load.counter(index), now,
+        w.permitted());
     attempt++;
     if (listener != RoutingListener.NONE) {
       listener.onRouted(new RoutedEvent(endpoint.operation(), request.model(), attempt,
@@ -331,36 +283,21 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     return left;
   }
 
-  /** The attempt's outcome is unknown (the caller cancelled): return its breaker permission. */
-  private void abandoned() {
-    if (current >= 0) {
-      table.eligibility.record(current, permitted, ticker.read(), 0,
-          new LlmException("cancelled by the caller"));
-    }
-    current = -1;
-  }
-
-  private void record(@Nullable LlmException failure, long now) {
-    if (current < 0) return;
-    table.eligibility.record(current, permitted, now, now - attemptStart, failure);
-    current = -1;
-  }
-
   /**
    * Records a failed attempt and returns the backoff before the next one, or throws the call's
    * final failure if there is to be no next one.
    */
-  private long afterFailure(Replica replica, LlmException failure) {
+  private long afterFailure(Attempt failed, LlmException failure) {
     long now = ticker.read();
-    long duration = current < 0 ? 0 : now - attemptStart;
-    record(failure, now);
-    failures.add(attempt, replica.id(), duration, failure);
+    long duration = failed.durationNanos(now);
+    failed.record(table.eligibility, now, failure);
+    failures.add(attempt, failed.replica.id(), duration, failure);
     RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
         dispatcher.budget, deadline, now);
     boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
     if (listener != RoutingListener.NONE) {
       listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
-          replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
+          failed.replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
           decision.whyNot()));
     }
     switch (decision.kind()) {
