@@ -134,6 +134,11 @@ public final class PrefixHash implements RoutingPolicy {
     return loadFactor;
   }
 
+  /** {@return what places a request on the ring: the builder's extractor, or the default one} */
+  public KeyExtractor keyExtractor() {
+    return keyExtractor;
+  }
+
   @Override
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");

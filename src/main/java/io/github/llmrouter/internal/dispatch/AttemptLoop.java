@@ -272,7 +272,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       throw fail(new NoReplicaAvailableException("no replicas in the fleet (none appeared "
           + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
     }
-    return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request);
+    return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request,
+        dispatcher.keys);
   }
 
   /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */

@@ -1,6 +1,7 @@
 package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.routing.Hashing;
+import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.Arrays;
@@ -17,11 +18,13 @@ import java.util.Arrays;
  * allocation. One call owns it.
  */
 final class EligibleWalk implements Eligibility.KeyFraction {
-  private static final int PROMPT_CHARS = 100;
+  /** Decorrelates a key's fraction from its ring position. */
+  private static final long FRACTION_SALT = 0x5105_7A27_F4AC_7105L;
 
   private final Ranking ranking;
   private final Eligibility eligibility;
   private final RoutingRequest request;
+  private final KeyExtractor keys;
   private int[] deferred = EMPTY;
   private int deferredCount;
   private int deferredTaken;
@@ -40,10 +43,17 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   private boolean lastPermitted;
   private static final int[] EMPTY = new int[0];
 
-  EligibleWalk(Ranking ranking, Eligibility eligibility, RoutingRequest request) {
+  /**
+   * A walk over {@code ranking}.
+   *
+   * @param keys the policy's ring key, read only if a slow start asks for the key's fraction
+   */
+  EligibleWalk(Ranking ranking, Eligibility eligibility, RoutingRequest request,
+      KeyExtractor keys) {
     this.ranking = ranking;
     this.eligibility = eligibility;
     this.request = request;
+    this.keys = keys;
   }
 
   /** The next replica to try, or -1 when none is left. */
@@ -155,24 +165,15 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
-   * Where the request's key falls in [0, 1): a hash of its model and routing key (or the start of
-   * its prompt), so a key keeps its answer as a slow start's share grows and keys move to the new
-   * replica monotonically.
+   * Where the request's key falls in [0, 1): its ring key, as the policy computes it (so a custom
+   * {@link KeyExtractor} is honoured and all requests of one key get one answer), mixed so that the
+   * fraction does not follow the ring position. A key keeps its answer as a slow start's share
+   * grows, and keys move to the new replica monotonically. Computed only if a slow start asks.
    */
   @Override
   public double get() {
     if (keyFraction < 0) {
-      long seed = request.model().hashCode();
-      long h;
-      if (request.routingKey() != null) {
-        h = Hashing.xxh64(request.routingKey(), seed);
-      } else if (request.prompt() != null) {
-        CharSequence p = request.prompt();
-        h = Hashing.xxh64(p, 0, Math.min(p.length(), PROMPT_CHARS), seed);
-      } else {
-        h = Hashing.xxh64(request.model(), 0x5EED);
-      }
-      keyFraction = (h >>> 11) * 0x1.0p-53;
+      keyFraction = (Hashing.mix64(keys.key(request) ^ FRACTION_SALT) >>> 11) * 0x1.0p-53;
     }
     return keyFraction;
   }

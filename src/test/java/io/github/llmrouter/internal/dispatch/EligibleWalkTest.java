@@ -11,6 +11,7 @@ import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * slow-starting ones for most keys, panic, and circuit breakers; no HTTP, logical time.
  */
 class EligibleWalkTest {
+  private static final KeyExtractor KEYS = KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS);
   private final ManualTicker ticker = new ManualTicker();
   private final EventRecorder events = new EventRecorder();
 
@@ -40,7 +42,7 @@ class EligibleWalkTest {
     int[] counts = new int[set.size()];
     for (int i = 0; i < 20_000; i++) {
       RoutingRequest r = key(i);
-      EligibleWalk walk = new EligibleWalk(picker.rank(r, load), eligibility, r);
+      EligibleWalk walk = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
       counts[walk.next(ticker.read())]++;
     }
     return counts;
@@ -88,13 +90,42 @@ class EligibleWalkTest {
     int moved = 0;
     for (int i = 0; i < 2000; i++) {
       RoutingRequest r = key(i);
-      EligibleWalk first = new EligibleWalk(picker.rank(r, load), eligibility, r);
-      EligibleWalk again = new EligibleWalk(picker.rank(r, load), eligibility, r);
+      EligibleWalk first = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
+      EligibleWalk again = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
       int a = first.next(ticker.read());
       assertThat(again.next(ticker.read())).isEqualTo(a); // a key's answer is stable
       if (a != 4 && picker.rank(r, load).next() == 4) moved++;
     }
     assertThat(moved).isPositive();
+  }
+
+  @Test
+  void aSlowStartAdmitsByThePolicysOwnKeySoACustomKeyGetsOneAnswerForAllItsRequests() {
+    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
+        ticker, events);
+    ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
+    tracker.update(named(4), "test");
+    ReplicaSet five = named(5);
+    tracker.update(five, "test");
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
+    LocalLoad load = LocalLoad.of(five);
+    ticker.advance(Duration.ofSeconds(15)); // the newcomer takes half of its keys
+    int answers = 0;
+    for (int session = 0; session < 40; session++) {
+      String id = "session-" + session;
+      KeyExtractor bySession = KeyExtractor.of(r -> id); // every prompt of the session: one key
+      ReplicaPicker picker = PrefixHash.builder().keyExtractor(bySession).build().newPicker(five);
+      if (picker.rank(key(0), load).next() != 4) continue; // a key the newcomer owns
+      answers++;
+      java.util.Set<Integer> firstPicks = new java.util.HashSet<>();
+      for (int i = 0; i < 50; i++) {
+        RoutingRequest r = key(i); // different prompts
+        firstPicks.add(new EligibleWalk(picker.rank(r, load), eligibility, r, bySession)
+            .next(ticker.read()));
+      }
+      assertThat(firstPicks).as(id).hasSize(1);
+    }
+    assertThat(answers).as("sessions the newcomer owns").isPositive();
   }
 
   @Test
@@ -112,7 +143,7 @@ class EligibleWalkTest {
     var ranking = picker.rank(r, LocalLoad.of(set));
     for (int i; (i = ranking.next()) >= 0; ) ranked.add(i);
 
-    EligibleWalk walk = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r);
+    EligibleWalk walk = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
     List<Integer> tried = new ArrayList<>();
     for (int i; (i = walk.next(ticker.read())) >= 0; ) {
       assertThat(walk.panicked()).isTrue();
@@ -122,7 +153,7 @@ class EligibleWalkTest {
     assertThat(tried).isEqualTo(ranked);
 
     tracker.setHealthy("r" + ranked.get(0), true, "up");
-    EligibleWalk healthy = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r);
+    EligibleWalk healthy = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
     assertThat(healthy.next(ticker.read())).isEqualTo(ranked.get(0));
     assertThat(healthy.panicked()).isFalse();
     assertThat(healthy.next(ticker.read())).as("no panic failover once one was eligible")
