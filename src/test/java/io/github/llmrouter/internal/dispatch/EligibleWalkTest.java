@@ -48,20 +48,27 @@ class EligibleWalkTest {
     return counts;
   }
 
-  @Test
-  void aJoiningReplicasShareOfKeysRampsLinearlyFromTenPercentOverTheWindow() {
+  private ReplicaBreakers noBreakers() {
+    return new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
+  }
+
+  /** {@code five} (r0..r4) where r4 joins four warm replicas now: its 30 s slow start begins. */
+  private Eligibility aFifthReplicaJustJoined(ReplicaSet five) {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
         ticker, events);
-    ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    ReplicaSet four = named(4);
-    tracker.update(four, "test");
-    ReplicaSet five = named(5);
+    tracker.update(named(4), "test");
     tracker.update(five, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
+    return Eligibility.of(tracker, noBreakers(), Duration.ofSeconds(10), five);
+  }
+
+  @Test
+  void aJoiningReplicasShareOfKeysRampsLinearlyFromTenPercentOverTheWindow() {
+    ReplicaSet five = named(5);
+    Eligibility eligibility = aFifthReplicaJustJoined(five);
     // What the newcomer owns when warm: the reference for its share.
     double owned = firstPicks(five, Eligibility.of(
-        new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker, events), breakers,
-        Duration.ofSeconds(10), five))[4];
+        new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker, events),
+        noBreakers(), Duration.ofSeconds(10), five))[4];
 
     double[] expected = {0.1, 0.25, 0.5, 0.75, 1.0};
     double[] at = {0, 7.5, 15, 22.5, 30};
@@ -77,13 +84,8 @@ class EligibleWalkTest {
 
   @Test
   void keysASlowStartDeclinesGoToTheirNextRingReplicaAndStayThere() {
-    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
-        ticker, events);
-    ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    tracker.update(named(4), "test");
     ReplicaSet five = named(5);
-    tracker.update(five, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
+    Eligibility eligibility = aFifthReplicaJustJoined(five);
     ReplicaPicker picker = PrefixHash.builder().build().newPicker(five);
     LocalLoad load = LocalLoad.of(five);
     ticker.advance(Duration.ofSeconds(10));
@@ -101,13 +103,8 @@ class EligibleWalkTest {
 
   @Test
   void aSlowStartAdmitsByThePolicysOwnKeySoACustomKeyGetsOneAnswerForAllItsRequests() {
-    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
-        ticker, events);
-    ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    tracker.update(named(4), "test");
     ReplicaSet five = named(5);
-    tracker.update(five, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
+    Eligibility eligibility = aFifthReplicaJustJoined(five);
     LocalLoad load = LocalLoad.of(five);
     ticker.advance(Duration.ofSeconds(15)); // the newcomer takes half of its keys
     int answers = 0;
