@@ -101,6 +101,7 @@ class HttpsTest {
       EventRecorder.await("a health check over TLS", Duration.ofSeconds(10),
           () -> recorded.stream().anyMatch(r -> r.getUrl().encodedPath().equals("/health")));
     } finally {
+      tls.dispatcher().executorService().shutdown(); // its threads are not daemons
       tls.connectionPool().evictAll();
     }
     assertThat(events.health).as("health checks passed").isEmpty();

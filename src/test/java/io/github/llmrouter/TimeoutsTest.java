@@ -124,6 +124,7 @@ class TimeoutsTest {
         .build()) {
       assertThat(client.chat(chat("hi")).text()).isEqualTo("hello");
     } finally {
+      shared.dispatcher().executorService().shutdown(); // its threads are not daemons
       shared.connectionPool().evictAll();
     }
     assertThat(connectTimeouts).containsExactly(1234);
