@@ -178,8 +178,9 @@ public final class LlmClientBuilder {
   }
 
   /**
-   * Concurrent requests in total and per replica, in [1, 65536]; default {@value
-   * #DEFAULT_MAX_CONCURRENT_REQUESTS}.
+   * Concurrent asynchronous requests in total and per replica, in [1, 65536]; default {@value
+   * #DEFAULT_MAX_CONCURRENT_REQUESTS}. The calls beyond it wait in the OkHttp dispatcher's
+   * queue. Blocking calls and streams run on their callers' threads and are not counted.
    *
    * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
    * @return this builder

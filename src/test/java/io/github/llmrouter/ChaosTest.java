@@ -11,8 +11,8 @@ import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.testing.EventRecorder;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +36,9 @@ import org.junit.jupiter.api.Test;
  * halves; the client closes cleanly.
  *
  * <p>The run lasts {@value #DEFAULT_SECONDS} s; {@code -Dchaos.seconds=N} (up to 3600) lengthens
- * it. Assertions are about counts and kinds, never timing, so a busy machine only means fewer
+ * it (raise the per-test timeout with it: {@code -Djunit.jupiter.execution.timeout.default=2h}).
+ * The restarted replica comes back on a new port, published by the fleet's resolver as a
+ * rescheduled pod would be: no port is bound again after its server stopped. Assertions are about counts and kinds, never timing, so a busy machine only means fewer
  * calls. A call fails only if all of its eight attempts fail (about 7% each, independently:
  * 6e-10), so "no failed call" does not depend on luck.
  */
@@ -47,28 +49,11 @@ class ChaosTest {
 
   private final List<EmulatedReplica> servers = new CopyOnWriteArrayList<>();
 
-  private static EmulatedReplica replica(int i, int port, long seed) {
-    EmulatedReplica r = EmulatedReplica.builder().id("chaos-" + i).port(port)
+  private static EmulatedReplica replica(int i, long seed) {
+    EmulatedReplica r = EmulatedReplica.builder().id("chaos-" + i)
         .baseLatency(Duration.ofMillis(1)).decodeInterval(Duration.ofNanos(500_000)).build();
     r.faults().randomly(seed, 0.05, 503, 0.01, 0.01);
     return r;
-  }
-
-  private static EmulatedReplica start(EmulatedReplica r) {
-    // The killed replica's port may still be held for a moment by the kernel: retry, bounded.
-    for (int i = 0; ; i++) {
-      try {
-        return r.start();
-      } catch (UncheckedIOException e) {
-        if (i == 50) throw e;
-        try {
-          Thread.sleep(100); // the kernel's state, not a condition this test can await
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-      }
-    }
   }
 
   private static ChatRequest request(String key, int maxTokens) {
@@ -79,16 +64,19 @@ class ChaosTest {
   @Test
   void theFleetSurvivesFaultsAKillAndARestartWithFlatThreadsAndHeap() throws Exception {
     long seconds = Math.min(3600, Long.getLong("chaos.seconds", DEFAULT_SECONDS));
-    List<Replica> replicas = new ArrayList<>();
+    List<Replica> replicas = new CopyOnWriteArrayList<>();
     for (int i = 0; i < REPLICAS; i++) {
-      EmulatedReplica r = start(replica(i, 0, 1000 + i));
+      EmulatedReplica r = replica(i, 1000 + i).start();
       servers.add(r);
       replicas.add(Replica.builder(r.baseUrl()).id(r.id()).build());
     }
     EventRecorder events = new EventRecorder();
-    LlmClient client = LlmClient.builder().replicas(replicas).listener(events)
+    LlmClient client = LlmClient.builder().listener(events)
+        .resolver(ReplicaResolver.polling(() -> List.copyOf(replicas), Duration.ofMillis(50)))
+        // Every call may use its eight attempts: the retry budget is tested elsewhere, and on a
+        // starved machine the 1 s first-byte timeouts alone would spend it.
         .retryPolicy(RetryPolicy.builder().maxAttempts(8).initialBackoff(Duration.ofMillis(5))
-            .maxBackoff(Duration.ofMillis(50)).build())
+            .maxBackoff(Duration.ofMillis(50)).minRetriesPerSecond(10_000).build())
         .firstByteTimeout(Duration.ofSeconds(1)).streamIdleTimeout(Duration.ofSeconds(2))
         .callTimeout(Duration.ofSeconds(60))
         .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(500))
@@ -144,14 +132,17 @@ class ChaosTest {
 
     long third = (end - start) / 3;
     EmulatedReplica victim = servers.get(2);
-    int victimPort = victim.port();
     sleepUntil(start + third);
     victim.close();
     long[] firstHalf = null;
     sleepUntil(start + (end - start) / 2);
     firstHalf = snapshot();
     sleepUntil(start + 2 * third);
-    servers.set(2, start(replica(2, victimPort, 2002)));
+    // Back on a new address under the same id, as a rescheduled pod: the id keeps its ring
+    // positions, its ejection and its slow start.
+    EmulatedReplica restarted = replica(2, 2002).start();
+    servers.set(2, restarted);
+    replicas.set(2, Replica.builder(restarted.baseUrl()).id(restarted.id()).build());
     for (Future<?> f : futures) f.get(seconds + 120, TimeUnit.SECONDS);
     long[] secondHalf = snapshot();
     callers.shutdown();

@@ -216,19 +216,28 @@ class FailoverTest {
         .maxBackoff(Duration.ofNanos(1)).budgetRatio(0.2).minRetriesPerSecond(0).build();
     Ticker frozen = () -> 0L;
     int calls = 40;
+    List<Integer> attemptsPerCall = new ArrayList<>();
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(retry)
         .listener(events).ticker(frozen).loadMonitoring(LoadMonitoring.disabled()).build()) {
       for (int i = 0; i < calls; i++) {
         try {
           client.chat(chat("storm " + i));
-        } catch (RuntimeException expected) {
-          // every call fails
+          throw new AssertionError("every replica answers 503");
+        } catch (RetriesExhaustedException e) {
+          attemptsPerCall.add(e.attempts().size());
         }
       }
     }
+    // Each call earns a fifth of a retry: every fifth call may retry once (its second failure
+    // finds the budget empty again), the others not at all. 40 calls: 8 retries, 48 requests
+    // instead of 120.
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 1; i <= calls; i++) expected.add(i % 5 == 0 ? 2 : 1);
+    assertThat(attemptsPerCall).containsExactlyElementsOf(expected);
     int requests = servers.stream().mapToInt(MockWebServer::getRequestCount).sum();
-    assertThat(requests).isLessThanOrEqualTo(calls + (int) (0.2 * calls) + 1);
-    assertThat(events.failedAttempts).anySatisfy(e -> assertThat(e.whyNot()).isEqualTo("retry budget exhausted"));
+    assertThat(requests).isEqualTo(48);
+    assertThat(events.failedAttempts).extracting(AttemptFailedEvent::whyNot).filteredOn(w -> !w.isEmpty())
+        .hasSize(calls).containsOnly("retry budget exhausted");
   }
 
   @Test

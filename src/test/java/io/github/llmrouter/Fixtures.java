@@ -7,8 +7,11 @@ import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 
@@ -69,10 +72,17 @@ final class Fixtures {
     return b;
   }
 
-  /** A loopback URL on which nothing listens. */
+  /**
+   * A loopback URL on which nothing listens, and nothing can: the port stays bound to a socket
+   * that never listens (connecting to it is refused) until the test JVM exits, so no other server
+   * can take it meanwhile.
+   */
   static String closedPortUrl() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return "http://127.0.0.1:" + s.getLocalPort();
-    }
+    Socket holder = new Socket();
+    holder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    HELD_PORTS.add(holder);
+    return "http://127.0.0.1:" + holder.getLocalPort();
   }
+
+  private static final List<Socket> HELD_PORTS = new CopyOnWriteArrayList<>();
 }

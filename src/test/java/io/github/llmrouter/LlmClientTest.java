@@ -135,12 +135,14 @@ class LlmClientTest {
   }
 
   @Test
-  void replicaUrlMayEndInV1() {
+  void replicaUrlMayEndInV1() throws Exception {
     LlmClient other = LlmClient.builder().replicas(server.url("/v1").toString())
         .loadMonitoring(LoadMonitoring.disabled()).build();
     try {
       server.enqueue(ok(CHAT_JSON));
       other.chat(chat("x"));
+      assertThat(server.takeRequest(5, TimeUnit.SECONDS).getUrl().encodedPath())
+          .as("the /v1 of the base URL is not repeated").isEqualTo("/v1/chat/completions");
       assertThat(server.getRequestCount()).isEqualTo(1);
     } finally {
       other.close();
@@ -172,7 +174,7 @@ class LlmClientTest {
     okhttp3.OkHttpClient shared = new okhttp3.OkHttpClient();
     server.enqueue(ok(CHAT_JSON));
     try (LlmClient sharing = LlmClient.builder().replicas(server.url("/").toString())
-        .okHttpClient(shared).build()) {
+        .okHttpClient(shared).loadMonitoring(LoadMonitoring.disabled()).build()) {
       sharing.chat(chat("hi"));
     }
     assertThat(shared.connectionPool().connectionCount()).isEqualTo(1);

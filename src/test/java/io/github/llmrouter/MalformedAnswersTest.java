@@ -82,7 +82,13 @@ class MalformedAnswersTest {
       assertThatThrownBy(() -> client.chat(chat("x")))
           .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> assertThat(e.attempts())
               .hasSize(3).extracting(FailedAttempt::failure)
-              .allSatisfy(f -> assertThat(f).isInstanceOf(MalformedResponseException.class)));
+              .allSatisfy(f -> assertThat(f).isInstanceOfSatisfying(
+                  MalformedResponseException.class, m -> {
+                    assertThat(m.replicaId()).isEqualTo(client.replicas().get(0).id());
+                    assertThat(m.isRetryable()).isTrue();
+                    assertThat(m.getMessage()).startsWith(
+                        "replica " + m.replicaId() + " sent a malformed JSON body");
+                  })));
       assertThatThrownBy(() -> client.chatAsync(chat("x")).get(10, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(RetriesExhaustedException.class);

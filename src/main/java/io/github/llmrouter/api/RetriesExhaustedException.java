@@ -18,7 +18,7 @@ public final class RetriesExhaustedException extends LlmException {
   private final transient List<FailedAttempt> attempts;
 
   /**
-   * The exception a call ends with when the router gives up.
+   * The failure of a call whose attempts all failed or that may not try again.
    *
    * @param why what stopped the retries, e.g. {@code "retry budget exhausted"}
    * @param attempts every failed attempt in order; not empty

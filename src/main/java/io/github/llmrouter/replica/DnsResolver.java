@@ -130,6 +130,11 @@ public final class DnsResolver implements ReplicaResolver {
     return ReplicaSet.of(new ArrayList<>(byId.values()));
   }
 
+  /** The lookup in use: {@link AddressLookup#uncached()} unless the builder set another. */
+  AddressLookup lookup() {
+    return lookup;
+  }
+
   @Override
   public void close() {
     synchronized (lock) {

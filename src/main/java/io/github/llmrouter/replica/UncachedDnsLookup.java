@@ -16,25 +16,34 @@ import javax.naming.directory.InitialDirContext;
 
 /** The JNDI DNS query behind {@link AddressLookup#uncached()}. */
 final class UncachedDnsLookup implements AddressLookup {
-  static final UncachedDnsLookup INSTANCE = new UncachedDnsLookup();
+  /** The system's DNS servers, as {@code /etc/resolv.conf} names them. */
+  static final UncachedDnsLookup INSTANCE = new UncachedDnsLookup("dns:");
   private static final String[] TYPES = {"A", "AAAA"};
 
-  private UncachedDnsLookup() {}
+  private final String servers;
+
+  /** @param servers a JNDI DNS provider URL: {@code dns:} for the system's servers, or {@code
+   *     dns://HOST:PORT} for one server (tests) */
+  UncachedDnsLookup(String servers) {
+    this.servers = servers;
+  }
 
   @Override
   public List<InetAddress> lookup(String host) throws UnknownHostException {
     if (isLiteral(host)) return List.of(InetAddress.getAllByName(host));
     Hashtable<String, String> env = new Hashtable<>();
     env.put(Context.INITIAL_CONTEXT_FACTORY, "com.sun.jndi.dns.DnsContextFactory");
-    env.put(Context.PROVIDER_URL, "dns:");
+    env.put(Context.PROVIDER_URL, servers);
     env.put("com.sun.jndi.dns.timeout.initial", "1000");
     env.put("com.sun.jndi.dns.timeout.retries", "2");
     DirContext dns = null;
     try {
       dns = new InitialDirContext(env);
-      Attributes attributes = dns.getAttributes(host, TYPES);
       List<InetAddress> addresses = new ArrayList<>();
       for (String type : TYPES) {
+        // One query per type: asked for both at once, JNDI sends a single ANY query, which many
+        // servers answer minimally or refuse (RFC 8482).
+        Attributes attributes = dns.getAttributes(host, new String[] {type});
         Attribute records = attributes.get(type);
         if (records == null) continue;
         NamingEnumeration<?> values = records.getAll();

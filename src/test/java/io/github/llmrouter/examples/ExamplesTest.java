@@ -4,13 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingPolicy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Every example runs in the build, and the demo shows what it claims. */
 class ExamplesTest {
   @Test
-  void quickStartRuns() {
-    QuickStart.main(new String[0]);
+  void quickStartMakesABlockingAndAStreamedCall() {
+    PrintStream original = System.out;
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+    try {
+      QuickStart.main(new String[0]);
+    } finally {
+      System.setOut(original);
+    }
+    List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(lines).hasSize(2);
+    // "blocking: <answer> Usage{...}", then "streamed from <replica id>: <answer>".
+    assertThat(lines.get(0)).matches("blocking: \\S.* Usage\\{prompt=\\d+, completion=\\d+, total=\\d+.*\\}");
+    assertThat(lines.get(1)).matches("streamed from 127\\.0\\.0\\.1:\\d+: \\S.*");
   }
 
   @Test

@@ -445,4 +445,30 @@ class PrefixHashTest {
       assertThat(drain(picker.rank(r, new ArrayLoad(200)), 400)).hasSize(200).doesNotHaveDuplicates();
     }
   }
+
+  /**
+   * Replicas examined and skipped are remembered in a bitmap (one word for indices below 64,
+   * an array beyond), so that each is examined once however many ring points it owns. In a fleet
+   * of 100 where replicas 64 to 81 are over their load bound, the walk takes the others (below
+   * and beyond 64) in ring order, then the skipped ones.
+   */
+  @Test
+  void overBoundReplicasBeyondIndex64AreSkippedOnceAndComeLast() {
+    int n = 100;
+    ReplicaPicker picker = picker(fleet(n));
+    int[] inFlight = new int[n];
+    Set<Integer> busy = new HashSet<>();
+    for (int i = 64; i < 82; i++) {
+      inFlight[i] = 10; // bound = 1.25 × 181 / 100 ≈ 2.3
+      busy.add(i);
+    }
+    for (RoutingRequest r : requests(13, 20)) {
+      List<Integer> walk = drain(picker.rank(r, new ArrayLoad(n)), 2 * n);
+      List<Integer> free = walk.stream().filter(i -> !busy.contains(i)).toList();
+      List<Integer> order = drain(picker.rank(r, new ArrayLoad(inFlight)), 2 * n);
+      assertThat(order).hasSize(n);
+      assertThat(order.subList(0, free.size())).isEqualTo(free);
+      assertThat(new HashSet<>(order.subList(free.size(), n))).isEqualTo(busy);
+    }
+  }
 }

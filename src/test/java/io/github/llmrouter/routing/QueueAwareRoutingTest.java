@@ -74,7 +74,15 @@ class QueueAwareRoutingTest {
     final PrefixHash.Picker picker =
         (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(8));
     final int owner = picker.ownerOf(REQUEST);
+    /** The owner's next ring neighbour: where failover goes, and where a skipped key lands. */
+    final int neighbour = secondPick(picker);
     final ReportedLoad load = new ReportedLoad(8);
+
+    private int secondPick(ReplicaPicker p) {
+      Ranking plain = p.rank(REQUEST, new ReportedLoad(8));
+      plain.next();
+      return plain.next();
+    }
 
     @Test
     void aReplicaWithALongReportedQueueIsSkippedAlthoughItOwnsTheKey() {
@@ -83,7 +91,7 @@ class QueueAwareRoutingTest {
       load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD;
       Ranking r = picker.rank(REQUEST, load);
       int first = r.next();
-      assertThat(first).isNotEqualTo(owner);
+      assertThat(first).isEqualTo(neighbour);
       assertThat(r.reason()).contains("reported queue");
       // The next ring neighbour, exactly as failover would reach it without the report.
       load.queue[owner] = -1;
@@ -101,12 +109,12 @@ class QueueAwareRoutingTest {
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.wait[owner] = 3.0; // mean 1.25: 2 × 2.4 = 4.8, at the threshold
       Ranking r = picker.rank(REQUEST, load);
-      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.next()).isEqualTo(neighbour);
       assertThat(r.reason()).contains("reported queue");
       // The lengthening is capped at 4×, and an empty queue stays empty.
       load.queue[owner] = 1;
       load.wait[owner] = 100;
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
       load.queue[owner] = 0;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
     }
@@ -121,9 +129,9 @@ class QueueAwareRoutingTest {
       load.wait[owner] = 0.1;
       Arrays.fill(load.queue, 0);
       load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD; // a quick replica is not let off
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
       load.wait[(owner + 1) % 8] = Double.NaN; // replicas without a wait are left out of the mean
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
 
     @Test
@@ -135,7 +143,7 @@ class QueueAwareRoutingTest {
     @Test
     void aNearlyFullKvCacheIsSkipped() {
       load.kv[owner] = 0.95;
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
       load.kv[owner] = 0.949;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
     }
@@ -153,7 +161,7 @@ class QueueAwareRoutingTest {
       int roomy = (owner + 5) % 8;
       load.kv[roomy] = 0.5;
       Ranking moved = picker.rank(REQUEST, load);
-      assertThat(moved.next()).isNotEqualTo(owner);
+      assertThat(moved.next()).as("the one replica with room").isEqualTo(roomy);
       assertThat(moved.reason()).contains("KV cache nearly full");
     }
 
@@ -170,7 +178,7 @@ class QueueAwareRoutingTest {
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.inFlight[idle] = 0;
       Ranking r = picker.rank(REQUEST, load);
-      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.next()).as("the only replica below the threshold").isEqualTo(idle);
       assertThat(r.reason()).contains("reported queue at threshold");
     }
 
@@ -183,7 +191,7 @@ class QueueAwareRoutingTest {
       assertThat(kept.next()).isEqualTo(owner);
       assertThat(kept.reason()).contains("every replica has a queue");
       load.queue[owner] = 7;
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
 
     @Test
@@ -231,7 +239,7 @@ class QueueAwareRoutingTest {
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.running[owner] = 6;
       Ranking over = picker.rank(REQUEST, load);
-      assertThat(over.next()).isNotEqualTo(owner);
+      assertThat(over.next()).isEqualTo(neighbour);
       assertThat(over.reason()).contains("over load bound");
       PrefixHash.Picker loose = (PrefixHash.Picker) PrefixHash.builder().reportedLoadFactor(4)
           .build().newPicker(fleet(8));
@@ -239,7 +247,7 @@ class QueueAwareRoutingTest {
       // Waiting requests count as load too: 3 waiting + 3 running is 6 again.
       load.running[owner] = 3;
       load.queue[owner] = 3;
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
 
     @Test
@@ -247,14 +255,14 @@ class QueueAwareRoutingTest {
       load.inFlight[owner] = 40;
       load.queue[owner] = 0; // a queue header alone says nothing of the running batch
       Ranking r = picker.rank(REQUEST, load);
-      assertThat(r.next()).isNotEqualTo(owner);
+      assertThat(r.next()).isEqualTo(neighbour);
       assertThat(r.reason()).contains("over load bound");
       Arrays.fill(load.queue, 0);
       Arrays.fill(load.running, 0);
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       PrefixHash.Picker inFlightOnly = (PrefixHash.Picker) PrefixHash.builder()
           .reportedLoad(false).build().newPicker(fleet(8));
-      assertThat(inFlightOnly.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(inFlightOnly.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
 
     @Test
@@ -274,7 +282,7 @@ class QueueAwareRoutingTest {
       load.running[owner] = 13; // 25: bound 13
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.running[owner] = 14; // 26: bound 13.5
-      assertThat(picker.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
 
     @Test
@@ -284,7 +292,7 @@ class QueueAwareRoutingTest {
       load.inFlight[owner] = 40;
       Ranking r = picker.rank(REQUEST, load);
       int first = r.next();
-      assertThat(first).isNotEqualTo(owner);
+      assertThat(first).isEqualTo(neighbour);
       assertThat(r.reason()).contains("not far behind");
       load.inFlight[owner] = 0;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
@@ -318,7 +326,7 @@ class QueueAwareRoutingTest {
       PrefixHash.Picker strict = (PrefixHash.Picker) PrefixHash.builder().queueThreshold(1)
           .kvUsageThreshold(0.5).build().newPicker(fleet(8));
       load.queue[owner] = 1;
-      assertThat(strict.rank(REQUEST, load).next()).isNotEqualTo(owner);
+      assertThat(strict.rank(REQUEST, load).next()).isEqualTo(neighbour);
       assertThatThrownBy(() -> PrefixHash.builder().queueThreshold(0).build())
           .hasMessageContaining("queueThreshold");
       assertThatThrownBy(() -> PrefixHash.builder().reportedLoadFactor(0.99).build())

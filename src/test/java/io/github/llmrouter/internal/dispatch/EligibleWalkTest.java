@@ -13,6 +13,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.testing.EventRecorder;
@@ -96,7 +97,15 @@ class EligibleWalkTest {
       EligibleWalk again = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
       int a = first.next(ticker.read());
       assertThat(again.next(ticker.read())).isEqualTo(a); // a key's answer is stable
-      if (a != 4 && picker.rank(r, load).next() == 4) moved++;
+      Ranking ring = picker.rank(r, load);
+      int owner = ring.next();
+      if (owner == 4 && a != 4) {
+        moved++;
+        assertThat(a).as("a declined key of the newcomer goes to its next ring replica")
+            .isEqualTo(ring.next());
+      } else {
+        assertThat(a).as("every other key stays with its owner").isEqualTo(owner);
+      }
     }
     assertThat(moved).isPositive();
   }

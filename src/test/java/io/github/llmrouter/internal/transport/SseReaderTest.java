@@ -62,9 +62,17 @@ class SseReaderTest {
 
   @Test
   void remembersEventType() throws IOException {
-    SseReader reader = new SseReader(new Buffer().writeUtf8("event: error\ndata: boom\n\n"));
-    // The type is reset once the event is dispatched; the data is what callers use.
+    SseReader reader = new SseReader(new Buffer().writeUtf8(
+        "event: error\ndata: boom\n\ndata: plain\n\nevent: dropped\n\nevent: usage\ndata: u\n\n"));
+    assertThat(reader.eventType()).as("before any event").isNull();
     assertThat(reader.nextData()).isEqualTo("boom");
+    assertThat(reader.eventType()).isEqualTo("error");
+    // The type is reset once its event is dispatched: the next event is a plain message.
+    assertThat(reader.nextData()).isEqualTo("plain");
+    assertThat(reader.eventType()).isNull();
+    // A type whose event carries no data is dropped with it.
+    assertThat(reader.nextData()).isEqualTo("u");
+    assertThat(reader.eventType()).isEqualTo("usage");
     assertThat(reader.nextData()).isNull();
   }
 }

@@ -19,13 +19,21 @@ import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.testing.RecordingContext;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -152,20 +160,37 @@ class KubernetesResolverTest {
   }
 
   @Test
-  void theWatchReconnectsAfterTheApiServerGoesAway() {
+  void theWatchReconnectsAfterTheApiServerGoesAway() throws Exception {
     client.close();
-    // A client that retries quickly, as a real one would after a control-plane restart.
-    client = server.createClient(b -> b.editOrNewConfig().withWatchReconnectInterval(50)
-        .withRequestRetryBackoffInterval(50).endConfig());
-    int port = server.getPort();
+    // The API server's address is a forwarder's, which outlives the server behind it: the
+    // restarted server gets a port of its own, and no port is bound again after a server stopped.
+    try (Forwarder apiServer = new Forwarder(address(server))) {
+      // A client that retries quickly, as a real one would after a control-plane restart.
+      client = server.createClient(b -> b.editOrNewConfig().withMasterUrl(apiServer.url())
+          .withWatchReconnectInterval(50).withRequestRetryBackoffInterval(50).endConfig());
+      reconnectAfterTheServerBehind(apiServer);
+    }
+  }
+
+  private static InetSocketAddress address(KubernetesMockServer s) {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getPort());
+  }
+
+  private void reconnectAfterTheServerBehind(Forwarder apiServer) {
     client.discovery().v1().endpointSlices().inNamespace(NS)
         .resource(slice("vllm-a", "vllm", 8000, "10.0.0.1", true)).create();
     try (KubernetesResolver k8s = resolver()) {
       k8s.start(context);
       awaitIds("10.0.0.1:8000");
 
-      server.destroy();
-      server = crudServer(port); // a fresh API server on the same address: state re-created
+      try {
+        server.destroy();
+      } catch (IllegalStateException slowShutdown) {
+        // as in stopServer(): the port and threads are released regardless
+      }
+      apiServer.cutAll(); // what the server's going away does to its open connections
+      server = crudServer(0); // a fresh API server: state re-created
+      apiServer.retarget(address(server));
       KubernetesClient admin = server.createClient();
       try {
         admin.discovery().v1().endpointSlices().inNamespace(NS)
@@ -182,6 +207,93 @@ class KubernetesResolverTest {
         admin.close();
       }
       assertThat(lastIds()).containsExactlyInAnyOrder("10.0.0.1:8000", "10.0.0.4:8000");
+    }
+  }
+
+  /**
+   * Forwards the connections it accepts on a loopback port of its own to a target that can
+   * change; connections it cannot forward are closed at once, as to a server that is down.
+   */
+  private static final class Forwarder implements AutoCloseable {
+    private final ServerSocket listener;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "forwarder");
+      t.setDaemon(true);
+      return t;
+    });
+    private volatile InetSocketAddress target;
+
+    Forwarder(InetSocketAddress target) throws IOException {
+      this.target = target;
+      listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      pool.execute(this::acceptAll);
+    }
+
+    String url() {
+      return "http://127.0.0.1:" + listener.getLocalPort();
+    }
+
+    void retarget(InetSocketAddress next) {
+      target = next;
+    }
+
+    /** Closes every forwarded connection. */
+    void cutAll() {
+      open.forEach(Forwarder::closeQuietly);
+      open.clear();
+    }
+
+    private void acceptAll() {
+      while (!listener.isClosed()) {
+        try {
+          Socket accepted = listener.accept();
+          pool.execute(() -> forward(accepted));
+        } catch (IOException closed) {
+          return;
+        }
+      }
+    }
+
+    private void forward(Socket downstream) {
+      Socket upstream = new Socket();
+      try {
+        upstream.connect(target, 2_000);
+      } catch (IOException down) {
+        closeQuietly(downstream);
+        closeQuietly(upstream);
+        return;
+      }
+      open.add(downstream);
+      open.add(upstream);
+      pool.execute(() -> pipe(downstream, upstream));
+      pool.execute(() -> pipe(upstream, downstream));
+    }
+
+    private static void pipe(Socket from, Socket to) {
+      try {
+        from.getInputStream().transferTo(to.getOutputStream());
+      } catch (IOException ended) {
+        // either side closed
+      } finally {
+        closeQuietly(from);
+        closeQuietly(to);
+      }
+    }
+
+    private static void closeQuietly(Socket s) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // closing
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      listener.close();
+      cutAll();
+      pool.shutdownNow();
     }
   }
 
