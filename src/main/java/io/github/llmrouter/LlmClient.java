@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.ChatChunk;
+import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.CompletionRequest;
@@ -319,8 +320,14 @@ public final class LlmClient implements AutoCloseable {
     return spliced;
   }
 
+  /** The routing view of a chat: its messages' roles and text, hashed only if a policy asks. */
   private static RoutingRequest routing(ChatRequest r) {
-    return new RoutingRequest(r.model(), r.firstUserText(), r.routingKey());
+    RoutingRequest.Builder b = RoutingRequest.builder(r.model()).routingKey(r.routingKey());
+    for (ChatMessage m : r.messages()) {
+      String text = m.text();
+      b.message(m.role(), text == null ? "" : text);
+    }
+    return b.prompt(r.firstUserText()).build();
   }
 
   private static RoutingRequest routing(CompletionRequest r) {

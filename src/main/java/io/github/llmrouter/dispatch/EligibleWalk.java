@@ -14,8 +14,6 @@ import java.util.Arrays;
  * admission check per attempt and no allocation. One call owns it.
  */
 final class EligibleWalk implements Eligibility.KeyFraction {
-  private static final int PROMPT_CHARS = 100;
-
   private final Ranking ranking;
   private final Eligibility eligibility;
   private final RoutingRequest request;
@@ -102,24 +100,15 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
-   * Where the request's key falls in [0, 1): a hash of its model and routing key (or the start of
-   * its prompt), so a key keeps its answer as a slow start's share grows and keys move to the new
+   * Where the request's key falls in [0, 1): its {@link RoutingRequest#prefixKey() prefix key}
+   * (model and routing key, or the start of its prompt), re-mixed so that it is independent of
+   * ring positions; a key keeps its answer as a slow start's share grows and keys move to the new
    * replica monotonically.
    */
   @Override
   public double get() {
     if (keyFraction < 0) {
-      long seed = request.model().hashCode();
-      long h;
-      if (request.routingKey() != null) {
-        h = Hashing.xxh64(request.routingKey(), seed);
-      } else if (request.prompt() != null) {
-        CharSequence p = request.prompt();
-        h = Hashing.xxh64(p, 0, Math.min(p.length(), PROMPT_CHARS), seed);
-      } else {
-        h = Hashing.xxh64(request.model(), 0x5EED);
-      }
-      keyFraction = (h >>> 11) * 0x1.0p-53;
+      keyFraction = (Hashing.mix64(request.prefixKey()) >>> 11) * 0x1.0p-53;
     }
     return keyFraction;
   }

@@ -1,0 +1,125 @@
+package io.github.llmrouter.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The prompt as chained block hashes: what every cache-aware consumer of a request reads. */
+class PromptBlocksTest {
+  private static final String MODEL = "llama-3.1-8b";
+  private static final SplittableRandom RANDOM = new SplittableRandom(5);
+  private static final String SYSTEM = Fleets.randomText(RANDOM, 700);
+  private static final String QUESTION = Fleets.randomText(RANDOM, 300);
+  private static final String ANSWER = Fleets.randomText(RANDOM, 500);
+
+  private static RoutingRequest.Builder chat(String model) {
+    return RoutingRequest.builder(model).message("system", SYSTEM).message("user", QUESTION);
+  }
+
+  @Test
+  void blocksFollowMessagesAndEachHashCoversEverythingBeforeIt() {
+    PromptBlocks b = chat(MODEL).build().blocks(256);
+    // 700 system characters: 3 blocks (256, 256, 188); 300 user characters: 2 blocks.
+    assertThat(b.size()).isEqualTo(5);
+    assertThat(b.sharedBlocks()).as("the system prompt's blocks").isEqualTo(3);
+    assertThat(b.tokensThrough(2)).isEqualTo(700 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.tokens()).isEqualTo(1000 / PromptBlocks.CHARS_PER_TOKEN);
+
+    PromptBlocks other = RoutingRequest.builder(MODEL).message("system", SYSTEM)
+        .message("user", "a different question").build().blocks(256);
+    for (int i = 0; i < 3; i++) assertThat(other.hash(i)).isEqualTo(b.hash(i));
+    assertThat(other.hash(3)).isNotEqualTo(b.hash(3));
+  }
+
+  @Test
+  void aGrowingConversationKeepsTheHashesOfItsEarlierMessages() {
+    PromptBlocks turn1 = chat(MODEL).build().blocks(256);
+    PromptBlocks turn2 = chat(MODEL).message("assistant", ANSWER).message("user", "and then?")
+        .build().blocks(256);
+    for (int i = 0; i < turn1.size(); i++) assertThat(turn2.hash(i)).isEqualTo(turn1.hash(i));
+    assertThat(turn2.size()).isEqualTo(turn1.size() + 2 + 1);
+  }
+
+  @Test
+  void modelsAndAdaptersNeverShareABlock() {
+    PromptBlocks base = chat(MODEL).build().blocks(256);
+    PromptBlocks adapter = chat(MODEL + "_sql-lora").build().blocks(256);
+    for (int i = 0; i < base.size(); i++) {
+      for (int j = 0; j < adapter.size(); j++) assertThat(adapter.hash(j)).isNotEqualTo(base.hash(i));
+    }
+  }
+
+  @Test
+  void rolesArePartOfTheText() {
+    PromptBlocks asUser = RoutingRequest.builder(MODEL).message("user", QUESTION).build().blocks();
+    PromptBlocks asSystem = RoutingRequest.builder(MODEL).message("system", QUESTION).build()
+        .blocks();
+    PromptBlocks noRole = RoutingRequest.of(MODEL, QUESTION).blocks();
+    assertThat(asUser.hash(0)).isNotEqualTo(asSystem.hash(0)).isNotEqualTo(noRole.hash(0));
+    assertThat(asUser.sharedBlocks()).as("roles known, no system prompt").isZero();
+    assertThat(noRole.sharedBlocks()).as("roles unknown").isEqualTo(-1);
+  }
+
+  @Test
+  void blocksAreComputedOnceAndShared() {
+    RoutingRequest request = chat(MODEL).build();
+    assertThat(request.blocks()).isSameAs(request.blocks());
+    assertThat(request.blocks(PromptBlocks.DEFAULT_BLOCK_CHARS)).isSameAs(request.blocks());
+    assertThat(request.blocks(64).size()).isGreaterThan(request.blocks().size());
+  }
+
+  @Test
+  void thePrefixKeyIsTheDefaultExtractorsKeyComputedOnce() {
+    RoutingRequest request = chat(MODEL).routingKey(null).build();
+    assertThat(request.prompt()).as("the first user message").isEqualTo(QUESTION);
+    long expected = KeyExtractor.prefixKey(request, KeyExtractor.DEFAULT_PREFIX_CHARS);
+    assertThat(request.prefixKey()).isEqualTo(expected);
+    assertThat(KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS).key(request))
+        .isEqualTo(expected);
+    assertThat(KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS).key(request))
+        .isEqualTo(KeyExtractor.prefix(100).key(RoutingRequest.of(MODEL, QUESTION)));
+  }
+
+  @Test
+  void hashingIsCappedButTheLengthStillCounts() {
+    String huge = Fleets.randomText(RANDOM, 256 * (PromptBlocks.MAX_BLOCKS + 10));
+    PromptBlocks b = RoutingRequest.of(MODEL, huge).blocks(256);
+    assertThat(b.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
+    assertThat(b.tokens()).isEqualTo(huge.length() / PromptBlocks.CHARS_PER_TOKEN);
+  }
+
+  @Test
+  void emptyAndAbsentPrompts() {
+    assertThat(RoutingRequest.of(MODEL, null).blocks().size()).isZero();
+    PromptBlocks empty = RoutingRequest.of(MODEL, "").blocks();
+    assertThat(empty.size()).as("one empty block still carries the model").isEqualTo(1);
+    assertThat(empty.tokens()).isZero();
+  }
+
+  @Test
+  void blockIdsChainLikeText() {
+    PromptBlocks a = PromptBlocks.ofBlockIds(MODEL, new long[] {0, 1, 2}, 512, 1300);
+    PromptBlocks b = PromptBlocks.ofBlockIds(MODEL, new long[] {0, 1, 9}, 512, 1400);
+    PromptBlocks c = PromptBlocks.ofBlockIds(MODEL, new long[] {7, 1, 2}, 512, 1300);
+    assertThat(a.hash(1)).isEqualTo(b.hash(1));
+    assertThat(a.hash(2)).isNotEqualTo(b.hash(2));
+    assertThat(c.hash(1)).as("a block hash covers the blocks before it").isNotEqualTo(a.hash(1));
+    assertThat(a.tokensThrough(2)).isEqualTo(1300);
+    assertThat(a.tokensThrough(1)).isEqualTo(1024);
+    assertThat(a.sharedBlocks()).isEqualTo(-1);
+    RoutingRequest request = RoutingRequest.builder(MODEL).blocks(a).build();
+    assertThat(request.blocks(64)).as("precomputed blocks whatever the size").isSameAs(a);
+    assertThatThrownBy(() -> PromptBlocks.ofBlockIds(MODEL, new long[1], 0, 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tokensPerBlock");
+  }
+
+  @Test
+  void neverPrintsThePrompt() {
+    RoutingRequest request = chat(MODEL).routingKey("secret-session").build();
+    assertThat(request.toString()).doesNotContain(QUESTION.substring(0, 20))
+        .doesNotContain("secret-session");
+    assertThat(request.blocks().toString()).doesNotContain(QUESTION.substring(0, 20));
+  }
+}
