@@ -22,13 +22,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RoutingRequest {
   private static final String[] NO_ROLES = new String[0];
+  private static final String[] NO_ROLE = {null};
   private static final CharSequence[] NO_CONTENTS = new CharSequence[0];
 
   private final String model;
   private final @Nullable CharSequence prompt;
   private final @Nullable String routingKey;
-  private final String[] roles;
-  private final CharSequence[] contents;
+  /** The messages, or null when the prompt text is the whole prompt. */
+  private final String @Nullable [] roles;
+  private final CharSequence @Nullable [] contents;
   private final @Nullable PromptBlocks given;
   // Racy single-check caches: recomputing them is harmless, and PromptBlocks is immutable.
   private @Nullable PromptBlocks blocks;
@@ -47,13 +49,12 @@ public final class RoutingRequest {
    *     prompt prefix in the default key extractor; {@code null} if none
    */
   public RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey) {
-    this(model, prompt, routingKey,
-        prompt == null ? NO_ROLES : new String[] {null},
-        prompt == null ? NO_CONTENTS : new CharSequence[] {prompt}, null);
+    this(model, prompt, routingKey, null, null, null);
   }
 
   private RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey,
-      String[] roles, CharSequence[] contents, @Nullable PromptBlocks given) {
+      String @Nullable [] roles, CharSequence @Nullable [] contents,
+      @Nullable PromptBlocks given) {
     this.model = requireNonNull(model, "model");
     this.prompt = prompt;
     this.routingKey = routingKey;
@@ -120,8 +121,13 @@ public final class RoutingRequest {
     if (blockChars < 1) throw new IllegalArgumentException("blockChars must be >= 1, got " + blockChars);
     PromptBlocks b = blocks;
     if (b == null || (b.blockChars != blockChars && b != PromptBlocks.EMPTY)) {
-      b = contents.length == 0 ? PromptBlocks.EMPTY
-          : PromptBlocks.ofMessages(model, roles, contents, contents.length, blockChars);
+      if (contents != null) {
+        b = contents.length == 0 ? PromptBlocks.EMPTY
+            : PromptBlocks.ofMessages(model, roles, contents, contents.length, blockChars);
+      } else {
+        b = prompt == null ? PromptBlocks.EMPTY
+            : PromptBlocks.ofMessages(model, NO_ROLE, new CharSequence[] {prompt}, 1, blockChars);
+      }
       blocks = b;
     }
     return b;
@@ -132,7 +138,7 @@ public final class RoutingRequest {
     // Never print the prompt: it is user data.
     return "RoutingRequest{model=" + model
         + ", promptChars=" + (prompt == null ? 0 : prompt.length())
-        + (contents.length > 1 ? ", messages=" + contents.length : "")
+        + (contents != null ? ", messages=" + contents.length : "")
         + (routingKey == null ? "" : ", routingKey=<set>") + '}';
   }
 
