@@ -18,4 +18,40 @@ public interface Ranking {
    * and logs); constant strings, so explaining costs nothing.
    */
   String reason();
+
+  /**
+   * The attempt on {@code index}, the last index returned by {@link #next()}, was sent at {@code
+   * nanos} (the client's ticker); what becomes of it is told to the returned object. The client
+   * calls it once per attempt it sends (an index passed over as ineligible is never sent). {@code
+   * streamed}: the answer is a stream, whose first event will be reported through {@link
+   * RoutedAttempt#firstToken}; otherwise it arrives whole and its first token goes unseen. Policies
+   * that learn nothing from outcomes keep the default, {@link RoutedAttempt#IGNORED}.
+   */
+  default RoutedAttempt sent(int index, long nanos, boolean streamed) {
+    return RoutedAttempt.IGNORED;
+  }
+
+  /**
+   * The prompt tokens the policy expected the replica last returned by {@link #next()} to serve
+   * from its prefix cache, or -1 if it made no such prediction.
+   */
+  default long predictedCachedTokens() {
+    return -1;
+  }
+
+  /**
+   * The seconds the policy expected the request to wait on that replica before its prefill starts,
+   * or NaN if it made no such estimate.
+   */
+  default double estimatedWaitSeconds() {
+    return Double.NaN;
+  }
+
+  /**
+   * Why that replica beat the runner-up, in a sentence with the figures compared; "" if the policy
+   * does not compare. Built on demand: call it only to explain a decision.
+   */
+  default String versusRunnerUp() {
+    return "";
+  }
 }

@@ -29,6 +29,11 @@ public interface RoutingPolicy {
     return getClass().getSimpleName();
   }
 
+  /** {@link CacheAware} with its defaults: a new client memory per call. */
+  static RoutingPolicy cacheAware() {
+    return CacheAware.builder().build();
+  }
+
   /** {@link PrefixHash} with its defaults. */
   static RoutingPolicy prefixHash() {
     return PrefixHash.builder().build();

@@ -21,6 +21,9 @@ final class ReplicaEngine {
   /** Receives each completed job at its completion time. */
   interface Completion {
     void completed(Job job);
+
+    /** Receives each job whose first token has just been computed (at {@code job.firstToken}). */
+    default void firstToken(Job job) {}
   }
 
   private final EngineProfile profile;
@@ -66,6 +69,11 @@ final class ReplicaEngine {
 
   int runningCount() {
     return prefilling.size() + decoding.size();
+  }
+
+  /** Requests without their first token yet: waiting, or running with prefill left. */
+  int awaitingFirstTokenCount() {
+    return waiting.size() + prefilling.size();
   }
 
   /** Seconds admitted requests spent waiting, in total: a queue-time histogram's sum. */
@@ -204,6 +212,7 @@ final class ReplicaEngine {
       if (j.remainingPrefill > 0) break;
       prefilling.pollFirst();
       j.firstToken = end;
+      completion.firstToken(j);
       if (j.request.outputTokens() <= 1) {
         complete(j, end);
       } else {

@@ -48,7 +48,8 @@ public final class SimulatedPolicy {
 
   /**
    * The policies every report compares, in report order: RoundRobin, Random, LeastLoaded (power of
-   * two choices), PrefixHash (library defaults, keyed on the simulated prompt) and the oracle.
+   * two choices), PrefixHash (library defaults, keyed on the simulated prompt), CacheAware (library
+   * defaults, one memory per client) and the oracle.
    * Seeded policies get {@code seed} mixed with the client index.
    */
   public static List<SimulatedPolicy> standard(long seed) {
@@ -57,6 +58,7 @@ public final class SimulatedPolicy {
         of("Random", c -> RoutingPolicy.random(seed * 31 + c)),
         of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c)),
         of("PrefixHash", c -> RoutingPolicy.prefixHash()),
+        of("CacheAware", c -> RoutingPolicy.cacheAware()),
         oracle());
   }
 

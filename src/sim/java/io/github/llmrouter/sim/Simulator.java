@@ -8,7 +8,10 @@ import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Hashing;
+import io.github.llmrouter.routing.PromptBlocks;
+import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,11 +36,15 @@ import java.util.concurrent.Future;
  * }</pre>
  *
  * <p><b>What a policy sees.</b> A trace has block ids, not text. Each request becomes a {@link
- * RoutingRequest} for model {@value #MODEL} whose prompt is a short text naming its first {@link
- * Builder#keyBlocks(int) keyBlocks} block ids (standing for the system prompt and first user
- * message, which is what {@code PrefixHash}'s default key hashes in a real client) and, with {@link
- * Builder#sessionKeys(boolean)}, whose routing key is the trace's session id. Policies never see the
- * replicas' caches; only the oracle does.
+ * RoutingRequest} for model {@value #MODEL} whose prompt blocks are the trace's block ids, chained
+ * ({@link PromptBlocks#ofBlockIds}: what a real client hashes from the prompt's text), whose prompt
+ * text is a short text naming its first {@link Builder#keyBlocks(int) keyBlocks} block ids
+ * (standing for the system prompt and first user message, which is what {@code PrefixHash}'s
+ * default key hashes in a real client) and, with {@link Builder#sessionKeys(boolean)}, whose routing
+ * key is the trace's session id. Policies never see the replicas' caches; only the oracle does.
+ * What a client learns from answers reaches the policy as in production ({@link RoutedAttempt}): a
+ * stream's first token when the replica emits it, the usage with its cached tokens when the
+ * request completes, each at its virtual time.
  *
  * <p><b>Determinism.</b> A run depends only on the trace, the settings and the seed: policies run
  * in parallel, each on its own fleet in one thread.
@@ -181,7 +188,7 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       p.chains[i] = chain(r.blockIds());
-      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys);
+      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys, bt);
       p.clientOf[i] = clients == 1 ? 0 : random.nextInt(clients);
       p.outputBlocks[i] = (r.outputTokens() + bt - 1) / bt;
     }
@@ -200,15 +207,19 @@ public final class Simulator {
   }
 
   /**
-   * What a client knows of a trace request: a prompt text made of its leading block ids (the same
-   * text for the same leading blocks) and, if asked for, its session id as an explicit key.
+   * What a client knows of a trace request: its prompt blocks, chained from the trace's block ids;
+   * a prompt text made of its leading block ids (the same text for the same leading blocks); and,
+   * if asked for, its session id as an explicit key.
    */
-  static RoutingRequest routingRequest(TraceRequest r, int keyBlocks, boolean sessionKeys) {
+  static RoutingRequest routingRequest(TraceRequest r, int keyBlocks, boolean sessionKeys,
+      int blockTokens) {
     StringBuilder prompt = new StringBuilder("blocks");
     long[] ids = r.blockIds();
     for (int k = 0; k < Math.min(keyBlocks, ids.length); k++) prompt.append(':').append(ids[k]);
-    String key = sessionKeys ? r.sessionId() : null;
-    return new RoutingRequest(MODEL, prompt.toString(), key);
+    return RoutingRequest.builder(MODEL).prompt(prompt.toString())
+        .routingKey(sessionKeys ? r.sessionId() : null)
+        .blocks(PromptBlocks.ofBlockIds(MODEL, ids, blockTokens, r.inputTokens()))
+        .build();
   }
 
   private static final class RunOutcome {
@@ -237,10 +248,23 @@ public final class Simulator {
       loads[c] = LocalLoad.of(set, clock, staleAfter);
       if (!policy.isOracle()) pickers[c] = policy.newPolicy(c).newPicker(set);
     }
+    // What answers tell the clients' policies, delivered in virtual-time order before each
+    // arrival: a stream's first token, then the usage when the request completes.
+    Feedback feedback = new Feedback();
     ReplicaEngine[] engines = new ReplicaEngine[replicas];
     for (int r = 0; r < replicas; r++) {
-      engines[r] = new ReplicaEngine(profileOf(r), trace.blockTokens(),
-          j -> loads[j.client].counter(j.replica).release());
+      engines[r] = new ReplicaEngine(profileOf(r), trace.blockTokens(), new ReplicaEngine.Completion() {
+        @Override
+        public void completed(Job j) {
+          loads[j.client].counter(j.replica).release();
+          feedback.add(j.finished, j, false);
+        }
+
+        @Override
+        public void firstToken(Job j) {
+          feedback.add(j.firstToken, j, true);
+        }
+      });
     }
     // Each client scrapes every replica once per interval, at its own phase: what it knows of a
     // queue is up to one interval old, as in a real deployment.
@@ -258,16 +282,19 @@ public final class Simulator {
       double t = r.arrivalSeconds();
       scrapeUntil(t, nextScrape, engines, loads, clock);
       for (ReplicaEngine e : engines) e.advanceTo(t);
+      feedback.deliverUntil(t);
       clock.set(t);
       Job job = new Job(i, r, prepared.chains[i], prepared.outputBlocks[i], prepared.clientOf[i]);
       int target;
       if (policy.isOracle()) {
         target = oraclePick(engines, job, t);
       } else {
-        target = pickers[job.client].rank(prepared.routing[i], loads[job.client]).next();
+        Ranking ranking = pickers[job.client].rank(prepared.routing[i], loads[job.client]);
+        target = ranking.next();
         if (target < 0 || target >= replicas) {
           throw new IllegalStateException(policy.name() + " returned replica index " + target);
         }
+        job.attempt = ranking.sent(target, clock.read(), true);
       }
       job.replica = target;
       loads[job.client].counter(target).acquire();
@@ -275,6 +302,7 @@ public final class Simulator {
       jobs[i] = job;
     }
     for (ReplicaEngine e : engines) e.drain();
+    feedback.deliverUntil(Double.POSITIVE_INFINITY);
     return summarise(policy.name(), trace, jobs, ideal);
   }
 
@@ -292,10 +320,37 @@ public final class Simulator {
       for (int r = 0; r < engines.length; r++) {
         ReplicaEngine e = engines[r];
         e.advanceTo(s);
-        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(), e.cache().usage(),
-            e.queueTimeSum(), e.admittedCount(), clock.read(), LoadReport.Source.SCRAPE), false);
+        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(),
+            e.awaitingFirstTokenCount(), e.cache().usage(), e.queueTimeSum(), e.admittedCount(),
+            clock.read(), LoadReport.Source.SCRAPE), false);
       }
       nextScrape[c] = s + scrapeInterval;
+    }
+  }
+
+  /** Answers' feedback to the policies, in virtual-time order (ties in the order produced). */
+  private static final class Feedback {
+    private record Event(double time, long sequence, Job job, boolean firstToken) {}
+
+    private final java.util.PriorityQueue<Event> events = new java.util.PriorityQueue<>(
+        java.util.Comparator.comparingDouble(Event::time).thenComparingLong(Event::sequence));
+    private long sequence;
+
+    void add(double time, Job job, boolean firstToken) {
+      if (job.attempt == RoutedAttempt.IGNORED) return;
+      events.add(new Event(time, sequence++, job, firstToken));
+    }
+
+    void deliverUntil(double t) {
+      while (!events.isEmpty() && events.peek().time() <= t) {
+        Event e = events.poll();
+        long nanos = Math.round(e.time() * 1e9);
+        if (e.firstToken()) {
+          e.job().attempt.firstToken(nanos);
+        } else {
+          e.job().attempt.completed(e.job().request.inputTokens(), e.job().cachedTokens, nanos);
+        }
+      }
     }
   }
 

@@ -91,16 +91,22 @@ class SimulatorTest {
   }
 
   @Test
-  void aPolicySeesOnlyTheLeadingBlocksAndNeverTheCache() {
+  void aPolicySeesTheBlocksAndTheLeadingBlocksAsTextButNeverTheCache() {
     TraceRequest a = new TraceRequest(0, 2000, 1, new long[] {0, 5, 6, 7}, "s1");
     TraceRequest b = new TraceRequest(0, 1500, 1, new long[] {0, 5, 9}, "s2");
-    RoutingRequest ra = Simulator.routingRequest(a, 2, false);
-    RoutingRequest rb = Simulator.routingRequest(b, 2, false);
-    assertThat(ra).isEqualTo(rb);
+    RoutingRequest ra = Simulator.routingRequest(a, 2, false, 512);
+    RoutingRequest rb = Simulator.routingRequest(b, 2, false, 512);
+    assertThat(ra.prompt()).isEqualTo(rb.prompt());
     assertThat(ra.model()).isEqualTo(Simulator.MODEL);
     assertThat(ra.routingKey()).isNull();
-    assertThat(Simulator.routingRequest(a, 3, false)).isNotEqualTo(Simulator.routingRequest(b, 3, false));
-    assertThat(Simulator.routingRequest(a, 2, true).routingKey()).isEqualTo("s1");
+    assertThat(Simulator.routingRequest(a, 3, false, 512).prompt())
+        .isNotEqualTo(Simulator.routingRequest(b, 3, false, 512).prompt());
+    assertThat(Simulator.routingRequest(a, 2, true, 512).routingKey()).isEqualTo("s1");
+    // The whole prompt as chained blocks, as a client hashes it from text.
+    assertThat(ra.blocks().size()).isEqualTo(4);
+    assertThat(ra.blocks().hash(1)).isEqualTo(rb.blocks().hash(1));
+    assertThat(ra.blocks().hash(2)).isNotEqualTo(rb.blocks().hash(2));
+    assertThat(ra.blocks().tokens()).isEqualTo(2000);
   }
 
   @Test

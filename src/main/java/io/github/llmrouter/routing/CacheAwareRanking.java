@@ -1,0 +1,388 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.load.LoadView;
+import java.util.Locale;
+
+/**
+ * One request's ranking under {@link CacheAware}: replicas in order of estimated time to first
+ * token, within the load cap first. The predictions that do not depend on load (cached depth per
+ * replica from the index, the two ring homes) are made once, on the first {@link #next()}; every
+ * call re-reads the load. One request owns it.
+ */
+final class CacheAwareRanking implements Ranking {
+  /** The most the fleet's business multiplies the worth of a cached token: {@value}. */
+  static final double MAX_LAMBDA = 4;
+  /** Seconds of prefill queued on the least busy replica that count as overload: {@value}. */
+  static final double OVERLOAD_SECONDS = 2;
+  /** Requests a replica may carry beyond its capped share: {@value}. */
+  static final int LOAD_SLACK = 4;
+
+  private static final String BEST = "lowest estimated time to first token";
+  private static final String CAPPED =
+      "lowest estimated time to first token among the replicas within the load cap";
+  private static final String ALL_OVER =
+      "every replica over the load cap: lowest estimated time to first token";
+  private static final String FAILOVER = "failover: next lowest estimated time to first token";
+  /** Which prediction gave a replica its cached tokens. */
+  private static final String[] SOURCES = {"none", "index", "conversation home",
+      "system-prompt home"};
+
+  private final CacheAware.Picker picker;
+  private final RoutingRequest request;
+  private final LoadView load;
+  private final FleetLoad fleet;
+  private final SeenSet seen = new SeenSet();
+  private int returned;
+
+  // Made once, on the first call.
+  private boolean prepared;
+  private PromptBlocks blocks;
+  /** Per index slot: leading blocks held; meaningful for the slots in {@link #indexed}. */
+  private final int[] depth = new int[PrefixIndex.SLOTS];
+  private long indexed;
+  private int conversationHome = -1;
+  private int systemHome = -1;
+  /** Estimated tokens the conversation home and the system-prompt home are predicted to hold. */
+  private int conversationTokens;
+  private int systemTokens;
+  private int start;
+
+  // Recomputed on every call, for the replica returned last and its runner-up.
+  private String reason = "";
+  private double lambda;
+  private boolean overload;
+  private int chosen = -1;
+  private int runnerUp = -1;
+  private double chosenCost;
+  private double runnerUpCost;
+
+  CacheAwareRanking(CacheAware.Picker picker, RoutingRequest request, LoadView load) {
+    this.picker = picker;
+    this.request = request;
+    this.load = load;
+    this.fleet = new FleetLoad(load, picker.weights);
+  }
+
+  private void prepare(long now) {
+    prepared = true;
+    blocks = request.blocks(picker.blockChars);
+    PrefixIndex index = picker.index;
+    long[] hashes = blocks.hashes();
+    int n = hashes.length;
+    indexed = index.depths(hashes, n, PrefixIndex.tick(now), picker.memory, depth);
+    int shared = Math.max(blocks.sharedBlocks(), learnedShared(index, hashes, n));
+    long conversationKey;
+    if (request.routingKey() != null || n == 0) {
+      conversationKey = request.prefixKey();
+    } else {
+      conversationKey = hashes[Math.min(shared, n - 1)];
+    }
+    conversationHome = picker.home(conversationKey);
+    conversationTokens = n >= 2 ? blocks.tokensThrough(n - 2) : 0;
+    if (shared > 0 && shared <= n) {
+      systemHome = picker.home(hashes[shared - 1]);
+      systemTokens = blocks.tokensThrough(shared - 1);
+    }
+    start = conversationHome;
+  }
+
+  /**
+   * How many leading blocks this client has seen followed by many different blocks: a shared
+   * prefix. Shared blocks come first, so a galloping search finds the end in a few look-ups; at
+   * least the last block is left to the conversation.
+   */
+  private static int learnedShared(PrefixIndex index, long[] hashes, int n) {
+    int limit = n - 1;
+    if (limit <= 0 || !index.isShared(hashes[0])) return 0;
+    int lo = 1; // blocks [0, lo) are shared
+    int step = 1;
+    int hi = limit; // blocks [hi, limit) are not known to be shared
+    while (lo < limit) {
+      int probe = Math.min(limit, lo + step) - 1;
+      if (!index.isShared(hashes[probe])) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+      step <<= 1;
+    }
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (index.isShared(hashes[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  @Override
+  public int next() {
+    int n = picker.states.length;
+    if (returned == n) return -1;
+    long now = load.nanoTime();
+    if (!prepared) prepare(now);
+    Calibration cal = picker.memory.calibration;
+    double typicalPrefill = cal.typicalUncached() / cal.prefillRate();
+    double sum = 0;
+    double least = Double.MAX_VALUE;
+    for (int k = 0; k < n; k++) {
+      if (seen.contains(k)) continue;
+      double w = wait(k, now, rate(k, now));
+      sum += w;
+      least = Math.min(least, w);
+    }
+    lambda = Math.min(MAX_LAMBDA, sum / (n - returned) / typicalPrefill);
+    overload = least > OVERLOAD_SECONDS;
+    double totalPlusOne = load.totalInFlight() + 1.0;
+    double tokens = blocks.tokens() * cal.tokenRatio();
+    int best = -1;
+    int second = -1;
+    int bestOver = -1;
+    double bestCost = Double.MAX_VALUE;
+    double secondCost = Double.MAX_VALUE;
+    double bestOverCost = Double.MAX_VALUE;
+    for (int k = 0; k < n; k++) {
+      int i = start + k;
+      if (i >= n) i -= n;
+      if (seen.contains(i)) continue;
+      double cost = cost(i, now, tokens, cal);
+      if (picker.cap.admits(i, load.effectiveQueue(i, now), totalPlusOne, load, now, fleet)) {
+        if (cost < bestCost) {
+          second = best;
+          secondCost = bestCost;
+          best = i;
+          bestCost = cost;
+        } else if (cost < secondCost) {
+          second = i;
+          secondCost = cost;
+        }
+      } else if (cost < bestOverCost) {
+        bestOver = i;
+        bestOverCost = cost;
+      }
+    }
+    if (best < 0) {
+      best = bestOver;
+      bestCost = bestOverCost;
+      reason = returned > 0 ? FAILOVER : ALL_OVER;
+    } else {
+      reason = returned > 0 ? FAILOVER : bestOver >= 0 && bestOverCost < bestCost ? CAPPED : BEST;
+      if (second < 0 && bestOver >= 0) {
+        second = bestOver;
+        secondCost = bestOverCost;
+      }
+    }
+    chosen = best;
+    chosenCost = bestCost;
+    runnerUp = second;
+    runnerUpCost = secondCost;
+    seen.add(best, n);
+    returned++;
+    return best;
+  }
+
+  /** Prompt tokens replica {@code i} can prefill per second now. */
+  private double rate(int i, long now) {
+    return picker.memory.calibration.prefillRate() * picker.relativeWeights[i]
+        / picker.pressure.waitScale(i, now, fleet);
+  }
+
+  /**
+   * Seconds of prefill ahead of a new request on replica {@code i}: this client's own, and the
+   * other clients' from the replica's last report (drained since).
+   */
+  private double wait(int i, long now, double rate) {
+    return picker.states[i].ownWait(now) + othersWait(i, now, rate);
+  }
+
+  private double othersWait(int i, long now, double rate) {
+    // The report counts this client's requests too: those are in its own wait.
+    int awaiting = load.awaitingFirstToken(i, now) - picker.states[i].awaiting.get();
+    if (awaiting <= 0) return 0;
+    double queued = awaiting * picker.memory.calibration.typicalUncached() / rate;
+    return Math.max(0, queued - load.reportAgeNanos(i, now) * 1e-9);
+  }
+
+  private double cost(int i, long now, double tokens, Calibration cal) {
+    double rate = rate(i, now);
+    double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
+    return wait(i, now, rate) + (1 + lambda) * uncached / rate;
+  }
+
+  /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */
+  private double cached(int i) {
+    return Math.max(indexTokens(i), Math.max(conversationPrediction(i), systemPrediction(i)));
+  }
+
+  private int indexTokens(int i) {
+    int slot = picker.states[i].slot;
+    if (slot < 0 || (indexed & (1L << slot)) == 0) return 0;
+    return blocks.tokensThrough(depth[slot] - 1);
+  }
+
+  private double conversationPrediction(int i) {
+    if (i != conversationHome) return 0;
+    return conversationTokens * (overload ? 1 : picker.states[i].conversationConfidence);
+  }
+
+  private double systemPrediction(int i) {
+    if (i != systemHome) return 0;
+    return systemTokens * (overload ? 1 : picker.states[i].systemConfidence);
+  }
+
+  private int source(int i) {
+    double index = indexTokens(i);
+    double conversation = conversationPrediction(i);
+    double system = systemPrediction(i);
+    double best = Math.max(index, Math.max(conversation, system));
+    if (best <= 0) return 0;
+    return best == index ? 1 : best == conversation ? 2 : 3;
+  }
+
+  @Override
+  public String reason() {
+    return reason;
+  }
+
+  @Override
+  public long predictedCachedTokens() {
+    if (chosen < 0) return -1;
+    return Math.round(cached(chosen) * picker.memory.calibration.tokenRatio());
+  }
+
+  @Override
+  public double estimatedWaitSeconds() {
+    if (chosen < 0) return Double.NaN;
+    long now = load.nanoTime();
+    return wait(chosen, now, rate(chosen, now));
+  }
+
+  @Override
+  public String versusRunnerUp() {
+    if (chosen < 0) return "";
+    long now = load.nanoTime();
+    String mine = describe(chosen, chosenCost, now);
+    if (runnerUp < 0) return "only replica left: " + mine;
+    return mine + " vs " + describe(runnerUp, runnerUpCost, now)
+        + String.format(Locale.ROOT, " (λ %.2f%s)", lambda, overload ? ", overload" : "");
+  }
+
+  private String describe(int i, double cost, long now) {
+    double ratio = picker.memory.calibration.tokenRatio();
+    return String.format(Locale.ROOT,
+        "%s: estimated TTFT %.3f s (wait %.3f s, %d of %d prompt tokens cached: %s)",
+        picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
+        Math.round(cached(i) * ratio), Math.round(blocks.tokens() * ratio), SOURCES[source(i)]);
+  }
+
+  @Override
+  public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+    if (!prepared) return RoutedAttempt.IGNORED;
+    CacheAware.Picker p = picker;
+    Calibration cal = p.memory.calibration;
+    ReplicaState state = p.states[index];
+    double ratio = cal.tokenRatio();
+    double rate = rate(index, nanos);
+    double uncached = Math.max(0, blocks.tokens() * ratio - cached(index) * ratio);
+    double waited = wait(index, nanos, rate);
+    long prefillNanos = Math.round(uncached / rate * 1e9);
+    state.add(nanos, prefillNanos, streamed);
+    int tick = PrefixIndex.tick(nanos);
+    p.memory.lastTick = tick;
+    int slot = state.slot;
+    int indexTokens = indexTokens(index);
+    int indexAge = -1;
+    if (indexTokens > 0) indexAge = p.index.ageOf(blocks.hash(depth[slot] - 1), tick);
+    if (slot >= 0) p.index.record(blocks.hashes(), blocks.size(), slot, tick, p.memory);
+    return new Attempt(p.memory, state, streamed, blocks.tokens(), nanos, prefillNanos, uncached,
+        waited, p.relativeWeights[index], indexTokens * ratio, indexAge,
+        index == conversationHome ? conversationTokens * ratio : 0,
+        index == systemHome ? systemTokens * ratio : 0);
+  }
+
+  /** What one sent attempt expected, to learn from what its answer reports. */
+  private static final class Attempt implements RoutedAttempt {
+    private final FleetMemory memory;
+    private final ReplicaState state;
+    private final boolean streamed;
+    private final int estimatedTokens;
+    private final long sentNanos;
+    private final long prefillNanos;
+    private final double uncached;
+    private final double waited;
+    private final double weight;
+    private final double indexTokens;
+    private final int indexAge;
+    private final double conversationTokens;
+    private final double systemTokens;
+    private long firstTokenNanos = -1;
+    private boolean done;
+
+    Attempt(FleetMemory memory, ReplicaState state, boolean streamed, int estimatedTokens,
+        long sentNanos, long prefillNanos, double uncached, double waited, double weight,
+        double indexTokens, int indexAge, double conversationTokens, double systemTokens) {
+      this.memory = memory;
+      this.state = state;
+      this.streamed = streamed;
+      this.estimatedTokens = estimatedTokens;
+      this.sentNanos = sentNanos;
+      this.prefillNanos = prefillNanos;
+      this.uncached = uncached;
+      this.waited = waited;
+      this.weight = weight;
+      this.indexTokens = indexTokens;
+      this.indexAge = indexAge;
+      this.conversationTokens = conversationTokens;
+      this.systemTokens = systemTokens;
+    }
+
+    @Override
+    public void firstToken(long nanos) {
+      if (firstTokenNanos >= 0 || done) return;
+      firstTokenNanos = nanos;
+      state.started(prefillNanos, streamed);
+    }
+
+    @Override
+    public void completed(long promptTokens, long cachedTokens, long nanos) {
+      if (done) return;
+      done = true;
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+      Calibration cal = memory.calibration;
+      cal.promptTokens(promptTokens, estimatedTokens);
+      if (cachedTokens < 0 || promptTokens <= 0) {
+        cal.uncached(uncached);
+        return;
+      }
+      double actual = Math.max(0, promptTokens - cachedTokens);
+      cal.uncached(actual);
+      if (firstTokenNanos >= 0 && waited <= 0.1e-9 * prefillNanos) {
+        cal.prefill(actual, (firstTokenNanos - sentNanos) * 1e-9, weight);
+      }
+      if (conversationTokens > 0) {
+        state.conversationConfidence = ReplicaState.learn(state.conversationConfidence,
+            Math.min(1, cachedTokens / conversationTokens));
+      }
+      if (systemTokens > 0) {
+        state.systemConfidence = ReplicaState.learn(state.systemConfidence,
+            Math.min(1, cachedTokens / systemTokens));
+      }
+      int slot = state.slot;
+      if (indexTokens > 0 && indexAge >= 0 && slot >= 0) {
+        memory.learnHorizon(slot, indexAge, cachedTokens >= 0.8 * indexTokens);
+        // Nothing cached, though this client sent these blocks there recently: the replica lost
+        // its cache (a restart); what the index says of it no longer holds.
+        if (cachedTokens == 0 && 2 * indexAge < memory.horizon(slot)) {
+          memory.reset(slot, PrefixIndex.tick(nanos));
+        }
+      }
+    }
+
+    @Override
+    public void failed(long nanos) {
+      if (done) return;
+      done = true;
+      // Its prefill will not happen: take it out of the work ahead.
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+    }
+  }
+}

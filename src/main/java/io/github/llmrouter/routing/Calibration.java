@@ -1,0 +1,62 @@
+package io.github.llmrouter.routing;
+
+/**
+ * What one client learns about the fleet as a whole from the answers it gets: how many real tokens
+ * its block estimates stand for, how fast a replica prefills (per unit of weight), and how many
+ * prompt tokens a request typically leaves to prefill. Thread-safe: single volatile fields updated
+ * without locks, where a lost update between two concurrent samples costs one sample.
+ */
+final class Calibration {
+  /** The prefill rate assumed until streams have measured one, tokens per second: {@value}. */
+  static final double INITIAL_PREFILL_TOKENS_PER_SECOND = 10_000;
+  /** The uncached prompt assumed until answers have reported some, tokens: {@value}. */
+  static final double INITIAL_UNCACHED_TOKENS = 1_000;
+  /** Weight of one sample in the averages: {@value}. */
+  private static final double STEP = 0.05;
+  /** How much of the rate's sums each sample keeps: {@value}. */
+  private static final double KEEP = 0.98;
+
+  /** Real prompt tokens per estimated token. */
+  private volatile double tokenRatio = 1;
+  /** Decayed sums of prefilled tokens and of the seconds they took, per unit of weight. */
+  private volatile double rateTokens = INITIAL_PREFILL_TOKENS_PER_SECOND;
+  private volatile double rateSeconds = 1;
+  private volatile double uncached = INITIAL_UNCACHED_TOKENS;
+
+  /** Real tokens per estimated token of {@link PromptBlocks#tokens()}. */
+  double tokenRatio() {
+    return tokenRatio;
+  }
+
+  /** Prompt tokens one unit of replica weight prefills per second. */
+  double prefillRate() {
+    return rateTokens / rateSeconds;
+  }
+
+  /** The prompt tokens a request typically leaves to prefill. */
+  double typicalUncached() {
+    return uncached;
+  }
+
+  /** An answer reported {@code promptTokens} for a prompt estimated at {@code estimated}. */
+  void promptTokens(long promptTokens, int estimated) {
+    if (promptTokens <= 0 || estimated <= 0) return;
+    double sample = Math.min(64, Math.max(1.0 / 64, (double) promptTokens / estimated));
+    tokenRatio += STEP * (sample - tokenRatio);
+  }
+
+  /** A request left {@code tokens} prompt tokens to prefill. */
+  void uncached(double tokens) {
+    if (tokens >= 0) uncached += STEP * (tokens - uncached);
+  }
+
+  /**
+   * A replica of weight {@code weight} with nothing queued ahead prefilled {@code tokens} in
+   * {@code seconds} (send to first token).
+   */
+  void prefill(double tokens, double seconds, double weight) {
+    if (!(tokens > 0 && seconds > 0 && weight > 0)) return;
+    rateTokens = KEEP * rateTokens + tokens / weight;
+    rateSeconds = KEEP * rateSeconds + seconds;
+  }
+}
