@@ -10,10 +10,8 @@ import java.util.Locale;
  * call re-reads the load. One request owns it.
  */
 final class CacheAwareRanking implements Ranking {
-  /** The most the fleet's business multiplies the worth of a cached token: {@value}. */
-  static final double MAX_LAMBDA = 4;
   /** Seconds of prefill queued on the least busy replica that count as overload: {@value}. */
-  static final double OVERLOAD_SECONDS = 2;
+  static final double OVERLOAD_SECONDS = Tune.d("overload", 2);
   /** Requests a replica may carry beyond its capped share: {@value}. */
   static final int LOAD_SLACK = 4;
 
@@ -45,6 +43,9 @@ final class CacheAwareRanking implements Ranking {
   /** Estimated tokens the conversation home and the system-prompt home are predicted to hold. */
   private int conversationTokens;
   private int systemTokens;
+  /** The shared prefix's length in blocks, and whether the index knows the conversation past it. */
+  private int shared;
+  private boolean conversationKnown;
   private int start;
 
   // Recomputed on every call, for the replica returned last and its runner-up.
@@ -70,7 +71,10 @@ final class CacheAwareRanking implements Ranking {
     long[] hashes = blocks.hashes();
     int n = hashes.length;
     indexed = index.depths(hashes, n, PrefixIndex.tick(now), picker.memory, depth);
-    int shared = Math.max(blocks.sharedBlocks(), learnedShared(index, hashes, n));
+    shared = Math.max(blocks.sharedBlocks(), learnedShared(index, hashes, n));
+    for (long bits = indexed; bits != 0 && !conversationKnown; bits &= bits - 1) {
+      conversationKnown = depth[Long.numberOfTrailingZeros(bits)] > shared;
+    }
     long conversationKey;
     if (request.routingKey() != null || n == 0) {
       conversationKey = request.prefixKey();
@@ -130,7 +134,7 @@ final class CacheAwareRanking implements Ranking {
       sum += w;
       least = Math.min(least, w);
     }
-    lambda = Math.min(MAX_LAMBDA, sum / (n - returned) / typicalPrefill);
+    lambda = sum / (n - returned) / typicalPrefill;
     overload = least > OVERLOAD_SECONDS;
     double totalPlusOne = load.totalInFlight() + 1.0;
     double tokens = blocks.tokens() * cal.tokenRatio();
@@ -202,9 +206,14 @@ final class CacheAwareRanking implements Ranking {
     return Math.max(0, queued - load.reportAgeNanos(i, now) * 1e-9);
   }
 
+  static final boolean FUTURE = Tune.d("future", 1) > 0;
+
   private double cost(int i, long now, double tokens, Calibration cal) {
     double rate = rate(i, now);
     double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
+    // What the conversation home prefills now, the conversation's next turn finds there, whichever
+    // client sends it: worth as much as the share of turns other clients send.
+    if (FUTURE && i == conversationHome) uncached *= 1 - cal.foreignShare();
     return wait(i, now, rate) + (1 + lambda) * uncached / rate;
   }
 
@@ -219,14 +228,17 @@ final class CacheAwareRanking implements Ranking {
     return blocks.tokensThrough(depth[slot] - 1);
   }
 
+  static final double KCONV = Tune.d("kconv", -1);
+  static final double KSYS = Tune.d("ksys", -1);
+
   private double conversationPrediction(int i) {
     if (i != conversationHome) return 0;
-    return conversationTokens * (overload ? 1 : picker.states[i].conversationConfidence);
+    return conversationTokens * (overload ? 1 : KCONV >= 0 ? KCONV : picker.states[i].conversationConfidence);
   }
 
   private double systemPrediction(int i) {
     if (i != systemHome) return 0;
-    return systemTokens * (overload ? 1 : picker.states[i].systemConfidence);
+    return systemTokens * (overload ? 1 : KSYS >= 0 ? KSYS : picker.states[i].systemConfidence);
   }
 
   private int source(int i) {
@@ -295,8 +307,10 @@ final class CacheAwareRanking implements Ranking {
     if (slot >= 0) p.index.record(blocks.hashes(), blocks.size(), slot, tick, p.memory);
     return new Attempt(p.memory, state, streamed, blocks.tokens(), nanos, prefillNanos, uncached,
         waited, p.relativeWeights[index], indexTokens * ratio, indexAge,
-        index == conversationHome ? conversationTokens * ratio : 0,
-        index == systemHome ? systemTokens * ratio : 0);
+        index == conversationHome && !conversationKnown && conversationTokens > 0
+            ? conversationTokens * ratio : 0,
+        shared > 0 ? blocks.tokensThrough(Math.min(shared, blocks.size()) - 1) * ratio : 0,
+        index == systemHome ? systemTokens * ratio : 0, conversationKnown);
   }
 
   /** What one sent attempt expected, to learn from what its answer reports. */
@@ -313,14 +327,18 @@ final class CacheAwareRanking implements Ranking {
     private final double indexTokens;
     private final int indexAge;
     private final double conversationTokens;
+    private final double sharedTokens;
     private final double systemTokens;
+    private final boolean conversationKnown;
     private long firstTokenNanos = -1;
     private boolean done;
 
     Attempt(FleetMemory memory, ReplicaState state, boolean streamed, int estimatedTokens,
         long sentNanos, long prefillNanos, double uncached, double waited, double weight,
-        double indexTokens, int indexAge, double conversationTokens, double systemTokens) {
+        double indexTokens, int indexAge, double conversationTokens, double sharedTokens,
+        double systemTokens, boolean conversationKnown) {
       this.memory = memory;
+      this.conversationKnown = conversationKnown;
       this.state = state;
       this.streamed = streamed;
       this.estimatedTokens = estimatedTokens;
@@ -332,6 +350,7 @@ final class CacheAwareRanking implements Ranking {
       this.indexTokens = indexTokens;
       this.indexAge = indexAge;
       this.conversationTokens = conversationTokens;
+      this.sharedTokens = sharedTokens;
       this.systemTokens = systemTokens;
     }
 
@@ -358,9 +377,15 @@ final class CacheAwareRanking implements Ranking {
       if (firstTokenNanos >= 0 && waited <= 0.1e-9 * prefillNanos) {
         cal.prefill(actual, (firstTokenNanos - sentNanos) * 1e-9, weight);
       }
-      if (conversationTokens > 0) {
+      // The replica held the conversation past its shared prefix: a continued conversation. Was
+      // it one this client had sent before?
+      if (cachedTokens > sharedTokens + 1) cal.continued(conversationKnown);
+      if (conversationTokens > sharedTokens) {
+        // How much of the conversation past its shared prefix the home held, for a conversation
+        // this client had not seen: what the ring alone predicts.
         state.conversationConfidence = ReplicaState.learn(state.conversationConfidence,
-            Math.min(1, cachedTokens / conversationTokens));
+            Math.max(0, Math.min(1, (cachedTokens - sharedTokens)
+                / (conversationTokens - sharedTokens))));
       }
       if (systemTokens > 0) {
         state.systemConfidence = ReplicaState.learn(state.systemConfidence,

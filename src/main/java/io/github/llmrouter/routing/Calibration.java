@@ -22,6 +22,8 @@ final class Calibration {
   private volatile double rateTokens = INITIAL_PREFILL_TOKENS_PER_SECOND;
   private volatile double rateSeconds = 1;
   private volatile double uncached = INITIAL_UNCACHED_TOKENS;
+  /** Of the continued conversations that reached a replica holding them, the share unknown here. */
+  private volatile double foreign = Tune.d("phi0", 0.5);
 
   /** Real tokens per estimated token of {@link PromptBlocks#tokens()}. */
   double tokenRatio() {
@@ -36,6 +38,20 @@ final class Calibration {
   /** The prompt tokens a request typically leaves to prefill. */
   double typicalUncached() {
     return uncached;
+  }
+
+  /**
+   * The share of continued conversations this client had not seen before: 0 for a client that
+   * sends all of its conversations' turns, near {@code 1 - 1/K} for one of K clients that each
+   * send a random share of them.
+   */
+  double foreignShare() {
+    return foreign;
+  }
+
+  /** A continued conversation was found cached; {@code known}: this client had sent it before. */
+  void continued(boolean known) {
+    foreign += STEP * ((known ? 0 : 1) - foreign);
   }
 
   /** An answer reported {@code promptTokens} for a prompt estimated at {@code estimated}. */

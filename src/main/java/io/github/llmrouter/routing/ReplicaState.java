@@ -24,7 +24,7 @@ final class ReplicaState {
   }
 
   /** Where the confidences start: a ring prediction is as likely right as wrong. */
-  static final double INITIAL_CONFIDENCE = 0.5;
+  static final double INITIAL_CONFIDENCE = Tune.d("k0", 0.5);
   /** The least a confidence falls to, so that a replica that lost its cache is still tried. */
   static final double MIN_CONFIDENCE = 0.1;
   /** Weight of one sample in a confidence: {@value}. */
