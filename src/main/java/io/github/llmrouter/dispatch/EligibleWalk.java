@@ -77,6 +77,14 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     return -1;
   }
 
+  /**
+   * Whether the last pick was the ranking's own, just returned by it: then the ranking's account
+   * of it (predictions, explanation, feedback) applies.
+   */
+  boolean fromRanking() {
+    return lastKind == Eligibility.ADMIT;
+  }
+
   /** Whether the last pick was made in panic: no replica of the fleet was eligible. */
   boolean panicked() {
     return lastKind == Eligibility.SKIP;

@@ -21,6 +21,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
@@ -33,6 +34,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
@@ -187,9 +189,12 @@ public final class RequestDispatcher {
   /** A blocking call returning the parsed JSON body. */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
       Class<T> type) {
-    return attempt(operation, request, false, (replica, counter, timeoutNanos) ->
-        transport.execute(replica, transport.newCall(replica, path, body, timeoutNanos, false),
-            type));
+    return attempt(operation, request, false, (replica, counter, timeoutNanos, routed) -> {
+      T value = transport.execute(replica,
+          transport.newCall(replica, path, body, timeoutNanos, false), type);
+      Feedback.answered(routed, value, ticker.read());
+      return value;
+    });
   }
 
   /**
@@ -209,12 +214,14 @@ public final class RequestDispatcher {
       long backoff;
       boolean release = true;
       counter.acquire();
+      RoutedAttempt routed = a.sent(index, keepCounter);
       try {
-        R value = exchange.run(replica, counter, a.attemptTimeoutNanos());
+        R value = exchange.run(replica, counter, a.attemptTimeoutNanos(), routed);
         release = !keepCounter;
         a.succeeded(replica);
         return value;
       } catch (LlmException e) {
+        Feedback.failed(routed, ticker.read());
         backoff = a.failed(replica, e);
       } finally {
         if (release) counter.release();
@@ -223,10 +230,13 @@ public final class RequestDispatcher {
     }
   }
 
-  /** One exchange with one replica, failing with the classified {@link LlmException}. */
+  /**
+   * One exchange with one replica, failing with the classified {@link LlmException}; what the
+   * replica answers is told to {@code routed}.
+   */
   @FunctionalInterface
   private interface Exchange<R> {
-    R run(Replica replica, InFlightCounter counter, long timeoutNanos);
+    R run(Replica replica, InFlightCounter counter, long timeoutNanos, RoutedAttempt routed);
   }
 
   /** An asynchronous call; the future completes on an OkHttp or scheduler thread. */
@@ -299,11 +309,13 @@ public final class RequestDispatcher {
     Replica replica = a.table.replicas.get(index);
     InFlightCounter counter = a.table.load.counter(index);
     counter.acquire();
+    RoutedAttempt routed = a.sent(index, false);
     Call call;
     try {
       call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), false);
     } catch (LlmException e) {
       counter.release();
+      Feedback.failed(routed, ticker.read());
       future.completeExceptionally(e);
       return;
     }
@@ -315,6 +327,7 @@ public final class RequestDispatcher {
       @Override
       public void succeeded(T value) {
         counter.release();
+        Feedback.answered(routed, value, ticker.read());
         a.succeeded(replica);
         future.complete(value);
       }
@@ -322,6 +335,7 @@ public final class RequestDispatcher {
       @Override
       public void failed(LlmException failure) {
         counter.release();
+        Feedback.failed(routed, ticker.read());
         if (future.isCancelled()) {
           a.abandoned(); // the caller cancelled: says nothing about the replica
           return;
@@ -354,9 +368,19 @@ public final class RequestDispatcher {
    */
   public <T> ResponseStream<T> stream(String operation, String path, RoutingRequest request,
       byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
-    return attempt(operation, request, true, (replica, counter, timeoutNanos) ->
-        transport.openStream(replica, transport.newCall(replica, path, body, timeoutNanos, true),
-            type, adapter, counter::release));
+    return attempt(operation, request, true, (replica, counter, timeoutNanos, routed) -> {
+      // The stream's last chunk carries the usage: read it when the stream closes.
+      AtomicReference<SseStream<T>> opened = new AtomicReference<>();
+      SseStream<T> stream = transport.openStream(replica,
+          transport.newCall(replica, path, body, timeoutNanos, true), type, adapter, () -> {
+            counter.release();
+            SseStream<T> s = opened.get();
+            Feedback.answered(routed, s == null ? null : s.lastChunk(), ticker.read());
+          });
+      opened.set(stream);
+      Feedback.firstToken(routed, ticker.read());
+      return stream;
+    });
   }
 
   private void safely(Runnable event) {
@@ -449,12 +473,41 @@ public final class RequestDispatcher {
       }
       attempt++;
       if (listener != RoutingListener.NONE) {
-        RoutedEvent event = new RoutedEvent(operation, request.model(), attempt,
-            table.replicas.get(index).id(), walk.reason(), table.load.inFlight(index),
-            table.load.totalInFlight());
+        RoutedEvent event = routedEvent(index);
         safely(() -> listener.onRouted(event));
       }
       return index;
+    }
+
+    /**
+     * Tells the policy the attempt on {@code index} is being sent ({@code streamed}: its first
+     * token will be seen); a policy that fails to say is ignored.
+     */
+    RoutedAttempt sent(int index, boolean streamed) {
+      try {
+        RoutedAttempt routed = walk.fromRanking() ? ranking.sent(index, ticker.read(), streamed)
+            : RoutedAttempt.IGNORED;
+        return routed == null ? RoutedAttempt.IGNORED : routed;
+      } catch (RuntimeException e) {
+        log.warn("RoutingPolicy {} failed to record a sent request; ignoring", policy.name(), e);
+        return RoutedAttempt.IGNORED;
+      }
+    }
+
+    /** The event of the pick of {@code index}, with the policy's predictions if it was its pick. */
+    private RoutedEvent routedEvent(int index) {
+      long cached = -1;
+      Duration wait = null;
+      String versus = "";
+      if (walk.fromRanking()) {
+        cached = ranking.predictedCachedTokens();
+        double seconds = ranking.estimatedWaitSeconds();
+        if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
+        versus = ranking.versusRunnerUp();
+      }
+      return new RoutedEvent(operation, request.model(), attempt, table.replicas.get(index).id(),
+          walk.reason(), table.load.inFlight(index), table.load.totalInFlight(), cached, wait,
+          versus);
     }
 
     /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */

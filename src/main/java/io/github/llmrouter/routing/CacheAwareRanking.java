@@ -255,6 +255,11 @@ final class CacheAwareRanking implements Ranking {
     return reason;
   }
 
+  /** The conversation's ring home (after the first {@link #next()}), for tests. */
+  int conversationHome() {
+    return conversationHome;
+  }
+
   @Override
   public long predictedCachedTokens() {
     if (chosen < 0) return -1;

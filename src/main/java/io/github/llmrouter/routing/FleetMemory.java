@@ -103,7 +103,7 @@ final class FleetMemory implements PrefixIndex.Slots {
     return slot;
   }
 
-  /** Blocks recorded for {@code slot} before {@code tick} no longer count (its cache was lost). */
+  /** Blocks recorded for {@code slot} up to {@code tick} no longer count (its cache was lost). */
   void reset(int slot, int tick) {
     INTS.setOpaque(resets, slot, tick);
     latestReset = tick;
@@ -114,12 +114,12 @@ final class FleetMemory implements PrefixIndex.Slots {
   public long validAt(int stamp, int age) {
     long used = usedSlots;
     long reset = resetSlots;
-    if (age < shortestHorizon && (reset == 0 || stamp - latestReset >= 0)) return used;
+    if (age < shortestHorizon && (reset == 0 || stamp - latestReset > 0)) return used;
     long valid = 0;
     for (long bits = used; bits != 0; bits &= bits - 1) {
       int s = Long.numberOfTrailingZeros(bits);
       if (age >= (int) INTS.getOpaque(horizons, s)) continue;
-      if ((reset & (1L << s)) != 0 && stamp - (int) INTS.getOpaque(resets, s) < 0) continue;
+      if ((reset & (1L << s)) != 0 && stamp - (int) INTS.getOpaque(resets, s) <= 0) continue;
       valid |= 1L << s;
     }
     return valid;

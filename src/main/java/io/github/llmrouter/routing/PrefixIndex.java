@@ -124,11 +124,14 @@ final class PrefixIndex {
 
   /**
    * Records that the first {@code n} blocks of {@code hashes} were sent to {@code slot} at {@code
-   * now}: each block's entry gains the slot and the time, and notes the block that followed it.
+   * now}: each block's entry gains the slot and the time, and notes the block that followed it. A
+   * block found shared makes the blocks before it shared too (they are its prefix), so that the
+   * shared blocks of a prompt always come first.
    */
   void record(long[] hashes, int n, int slot, int now, Slots slots) {
     long bit = 1L << slot;
-    for (int i = 0; i < n; i++) {
+    boolean sharedBelow = false;
+    for (int i = n - 1; i >= 0; i--) {
       long key = keyOf(hashes[i]);
       int next = i + 1 < n ? fingerprint(hashes[i + 1]) : 0;
       int base = setOf(key);
@@ -136,7 +139,7 @@ final class PrefixIndex {
       int oldest = -1;
       int oldestAge = -1;
       for (int w = 0; w < WAYS; w++) {
-        long k = (long) LONGS.getOpaque(keys, base + w);
+        long k = (long) LONGS.getAcquire(keys, base + w);
         if (k == key) {
           e = base + w;
           break;
@@ -153,19 +156,23 @@ final class PrefixIndex {
         long kept = (long) LONGS.getOpaque(holders, e) & slots.validAt(stamp, age(stamp, now));
         LONGS.setOpaque(holders, e, kept | bit);
         INTS.setOpaque(stamps, e, now);
-        if (next != 0) {
-          int s = (int) INTS.getOpaque(successors, e);
-          if ((s & 0xFFFFFF00) != next) {
-            int count = Math.min(0xFF, (s & 0xFF) + ((s & 0xFFFFFF00) == 0 ? 0 : 1));
-            INTS.setOpaque(successors, e, next | count);
-          }
+        int s = (int) INTS.getOpaque(successors, e);
+        int updated = s;
+        if (next != 0 && (s & 0xFFFFFF00) != next) {
+          int count = Math.min(0xFF, (s & 0xFF) + ((s & 0xFFFFFF00) == 0 ? 0 : 1));
+          updated = next | count;
         }
+        if (sharedBelow && (updated & 0xFF) < SHARED_SUCCESSORS) {
+          updated = (updated & 0xFFFFFF00) | SHARED_SUCCESSORS;
+        }
+        if (updated != s) INTS.setOpaque(successors, e, updated);
+        sharedBelow = (updated & 0xFF) >= SHARED_SUCCESSORS;
       } else {
         // A new block replaces the set's least recently sent one.
         LONGS.setOpaque(keys, oldest, 0L);
         LONGS.setOpaque(holders, oldest, bit);
         INTS.setOpaque(stamps, oldest, now);
-        INTS.setOpaque(successors, oldest, next);
+        INTS.setOpaque(successors, oldest, next | (sharedBelow ? SHARED_SUCCESSORS : 0));
         LONGS.setRelease(keys, oldest, key); // readers that see the key see its fields
       }
     }

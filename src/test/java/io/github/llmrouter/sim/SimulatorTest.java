@@ -30,7 +30,8 @@ class SimulatorTest {
   void everyPolicyServesEveryRequest() {
     SimulationReport r = mooncakeReport;
     assertThat(r.results()).extracting(PolicyResult::policy)
-        .containsExactly("RoundRobin", "Random", "LeastLoaded", "PrefixHash", "Oracle");
+        .containsExactly("RoundRobin", "Random", "LeastLoaded", "PrefixHash", "CacheAware",
+            "Oracle");
     assertThat(r.results()).allSatisfy(p -> {
       assertThat(p.requests()).isEqualTo(mooncake.size());
       assertThat(p.ttftP50()).isPositive().isLessThanOrEqualTo(p.ttftP99());
