@@ -124,18 +124,11 @@ final class CacheAwareRanking implements Ranking {
     if (returned == n) return -1;
     long now = load.nanoTime();
     if (!prepared) prepare(now);
-    Calibration cal = picker.memory.calibration;
-    double typicalPrefill = cal.typicalUncached() / cal.prefillRate();
-    double sum = 0;
-    double least = Double.MAX_VALUE;
-    for (int k = 0; k < n; k++) {
-      if (seen.contains(k)) continue;
-      double w = wait(k, now, rate(k, now));
-      sum += w;
-      least = Math.min(least, w);
-    }
-    lambda = sum / (n - returned) / typicalPrefill;
-    overload = least > OVERLOAD_SECONDS;
+    FleetMemory memory = picker.memory;
+    Calibration cal = memory.calibration;
+    // The fleet's business as the previous decision found it: one pass per decision, not two.
+    lambda = memory.meanWait / (cal.typicalUncached() / cal.prefillRate());
+    overload = memory.leastWait > OVERLOAD_SECONDS;
     double totalPlusOne = load.totalInFlight() + 1.0;
     double tokens = blocks.tokens() * cal.tokenRatio();
     int best = -1;
@@ -144,18 +137,30 @@ final class CacheAwareRanking implements Ranking {
     double bestCost = Double.MAX_VALUE;
     double secondCost = Double.MAX_VALUE;
     double bestOverCost = Double.MAX_VALUE;
+    double waits = 0;
+    double least = Double.MAX_VALUE;
     for (int k = 0; k < n; k++) {
       int i = start + k;
       if (i >= n) i -= n;
       if (seen.contains(i)) continue;
-      double cost = cost(i, now, tokens, cal);
+      double rate = rate(i, now);
+      double wait = wait(i, now, rate);
+      waits += wait;
+      least = Math.min(least, wait);
+      double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
+      // What the conversation home prefills now, the conversation's next turn finds there,
+      // whichever client sends it: worth as much as the share of turns other clients send.
+      if (i == conversationHome) uncached *= 1 - cal.foreignShare();
+      double cost = wait + (1 + lambda) * uncached / rate;
+      // The cap is checked only for a replica that would improve on the best two within it.
+      if (cost >= secondCost) continue;
       if (picker.cap.admits(i, load.effectiveQueue(i, now), totalPlusOne, load, now, fleet)) {
         if (cost < bestCost) {
           second = best;
           secondCost = bestCost;
           best = i;
           bestCost = cost;
-        } else if (cost < secondCost) {
+        } else {
           second = i;
           secondCost = cost;
         }
@@ -164,6 +169,7 @@ final class CacheAwareRanking implements Ranking {
         bestOverCost = cost;
       }
     }
+    if (returned == 0) memory.observeWaits(waits / n, least);
     if (best < 0) {
       best = bestOver;
       bestCost = bestOverCost;
@@ -206,16 +212,7 @@ final class CacheAwareRanking implements Ranking {
     return Math.max(0, queued - load.reportAgeNanos(i, now) * 1e-9);
   }
 
-  static final boolean FUTURE = Tune.d("future", 1) > 0;
 
-  private double cost(int i, long now, double tokens, Calibration cal) {
-    double rate = rate(i, now);
-    double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
-    // What the conversation home prefills now, the conversation's next turn finds there, whichever
-    // client sends it: worth as much as the share of turns other clients send.
-    if (FUTURE && i == conversationHome) uncached *= 1 - cal.foreignShare();
-    return wait(i, now, rate) + (1 + lambda) * uncached / rate;
-  }
 
   /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */
   private double cached(int i) {
@@ -233,7 +230,8 @@ final class CacheAwareRanking implements Ranking {
 
   private double conversationPrediction(int i) {
     if (i != conversationHome) return 0;
-    return conversationTokens * (overload ? 1 : KCONV >= 0 ? KCONV : picker.states[i].conversationConfidence);
+    boolean trust = overload && !conversationKnown;
+    return conversationTokens * (trust ? 1 : KCONV >= 0 ? KCONV : picker.states[i].conversationConfidence);
   }
 
   private double systemPrediction(int i) {

@@ -43,6 +43,13 @@ final class FleetMemory implements PrefixIndex.Slots {
   private volatile long resetSlots;
   private volatile int latestReset;
   private volatile int shortestHorizon = INITIAL_HORIZON;
+  /**
+   * The mean and the least prefill wait over the replicas at the latest decision, in seconds:
+   * how busy the fleet is, as the next decision takes it.
+   */
+  volatile double meanWait;
+  volatile double leastWait;
+
   /** The latest time a request was sent, in index ticks: "now" for a slot given away. */
   volatile int lastTick;
 
@@ -53,6 +60,11 @@ final class FleetMemory implements PrefixIndex.Slots {
 
   synchronized java.util.List<ReplicaState> statesForDebug() {
     return new java.util.ArrayList<>(new java.util.TreeMap<>(states).values());
+  }
+
+  void observeWaits(double mean, double least) {
+    meanWait = mean;
+    leastWait = least;
   }
 
   /** The index, allocated with the first picker. */

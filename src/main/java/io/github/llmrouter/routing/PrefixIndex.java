@@ -30,25 +30,21 @@ final class PrefixIndex {
   static final int SHARED_SUCCESSORS = 4;
 
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
-  private final long[] keys;
-  private final long[] holders;
-  /** When each entry was last sent anywhere, in {@link #tick ticks}. */
-  private final int[] stamps;
-  /** The last successor's fingerprint (upper 24 bits) and successor changes seen (lower 8). */
-  private final int[] successors;
+  /**
+   * Three longs per entry, so that one entry is one cache line at most and the table one array
+   * (no per-array overhead, one humongous region run in G1): the key; the holder bits; when the
+   * entry was last sent anywhere in {@link #tick ticks} (upper 32 bits), then the last
+   * successor's fingerprint (24 bits) and the successor changes seen (lower 8 bits).
+   */
+  private final long[] table;
   private final int setMask;
 
   /** An index of {@link #capacityFor capacityFor(capacity)} entries. */
   PrefixIndex(int capacity) {
     int entries = capacityFor(capacity);
-    int sets = entries / WAYS;
-    this.keys = new long[entries];
-    this.holders = new long[entries];
-    this.stamps = new int[entries];
-    this.successors = new int[entries];
-    this.setMask = sets - 1;
+    this.table = new long[3 * entries];
+    this.setMask = entries / WAYS - 1;
   }
 
   /** {@code capacity} rounded up to a power of two, at least 64. */
@@ -59,12 +55,12 @@ final class PrefixIndex {
 
   /** Entries the index holds at most. */
   int capacity() {
-    return keys.length;
+    return table.length / 3;
   }
 
-  /** Bytes the index's tables take: {@link #capacity()} × {@value #BYTES_PER_ENTRY}. */
+  /** Bytes the index's table takes: {@link #capacity()} × {@value #BYTES_PER_ENTRY}. */
   long bytes() {
-    return (long) keys.length * BYTES_PER_ENTRY;
+    return (long) capacity() * BYTES_PER_ENTRY;
   }
 
   /** Index times: nanoseconds in units of about a millisecond, wrapping after 50 days. */
@@ -81,17 +77,38 @@ final class PrefixIndex {
     return hash == 0 ? 1 : hash; // 0 marks an empty entry
   }
 
+  /** The table offset of the first entry of {@code key}'s set. */
   private int setOf(long key) {
-    return ((int) (key ^ (key >>> 32)) & setMask) * WAYS;
+    return ((int) (key ^ (key >>> 32)) & setMask) * (3 * WAYS);
   }
 
-  /** The entry of {@code hash}, or -1. */
+  /** The table offset of {@code key}'s entry, or -1. */
   private int find(long key) {
     int base = setOf(key);
-    for (int w = 0; w < WAYS; w++) {
-      if ((long) LONGS.getAcquire(keys, base + w) == key) return base + w;
+    for (int e = base; e < base + 3 * WAYS; e += 3) {
+      if ((long) LONGS.getAcquire(table, e) == key) return e;
     }
     return -1;
+  }
+
+  private long holdersAt(int e) {
+    return (long) LONGS.getOpaque(table, e + 1);
+  }
+
+  private long metaAt(int e) {
+    return (long) LONGS.getOpaque(table, e + 2);
+  }
+
+  private static int stampOf(long meta) {
+    return (int) (meta >>> 32);
+  }
+
+  private static int successorsOf(long meta) {
+    return (int) meta;
+  }
+
+  private static long meta(int stamp, int successors) {
+    return (long) stamp << 32 | (successors & 0xFFFFFFFFL);
   }
 
   /**
@@ -101,16 +118,16 @@ final class PrefixIndex {
   long holders(long hash, int now, Slots slots) {
     int e = find(keyOf(hash));
     if (e < 0) return 0;
-    long bits = (long) LONGS.getOpaque(holders, e);
+    long bits = holdersAt(e);
     if (bits == 0) return 0;
-    int stamp = (int) INTS.getOpaque(stamps, e);
+    int stamp = stampOf(metaAt(e));
     return bits & slots.validAt(stamp, age(stamp, now));
   }
 
   /** How many ticks before {@code now} block {@code hash} was last sent anywhere; -1 if unknown. */
   int ageOf(long hash, int now) {
     int e = find(keyOf(hash));
-    return e < 0 ? -1 : Math.max(0, age((int) INTS.getOpaque(stamps, e), now));
+    return e < 0 ? -1 : Math.max(0, age(stampOf(metaAt(e)), now));
   }
 
   /**
@@ -119,7 +136,7 @@ final class PrefixIndex {
    */
   boolean isShared(long hash) {
     int e = find(keyOf(hash));
-    return e >= 0 && ((int) INTS.getOpaque(successors, e) & 0xFF) >= SHARED_SUCCESSORS;
+    return e >= 0 && (successorsOf(metaAt(e)) & 0xFF) >= SHARED_SUCCESSORS;
   }
 
   /**
@@ -138,25 +155,25 @@ final class PrefixIndex {
       int e = -1;
       int oldest = -1;
       int oldestAge = -1;
-      for (int w = 0; w < WAYS; w++) {
-        long k = (long) LONGS.getAcquire(keys, base + w);
+      for (int w = base; w < base + 3 * WAYS; w += 3) {
+        long k = (long) LONGS.getAcquire(table, w);
         if (k == key) {
-          e = base + w;
+          e = w;
           break;
         }
-        int a = k == 0 ? Integer.MAX_VALUE : age((int) INTS.getOpaque(stamps, base + w), now);
+        int a = k == 0 ? Integer.MAX_VALUE : age(stampOf(metaAt(w)), now);
         if (a > oldestAge) {
           oldestAge = a;
-          oldest = base + w;
+          oldest = w;
         }
       }
       if (e >= 0) {
-        int stamp = (int) INTS.getOpaque(stamps, e);
+        long m = metaAt(e);
+        int stamp = stampOf(m);
         // Holders whose copy has lapsed would be revived by the new stamp: drop them first.
-        long kept = (long) LONGS.getOpaque(holders, e) & slots.validAt(stamp, age(stamp, now));
-        LONGS.setOpaque(holders, e, kept | bit);
-        INTS.setOpaque(stamps, e, now);
-        int s = (int) INTS.getOpaque(successors, e);
+        long kept = holdersAt(e) & slots.validAt(stamp, age(stamp, now));
+        LONGS.setOpaque(table, e + 1, kept | bit);
+        int s = successorsOf(m);
         int updated = s;
         if (next != 0 && (s & 0xFFFFFF00) != next) {
           int count = Math.min(0xFF, (s & 0xFF) + ((s & 0xFFFFFF00) == 0 ? 0 : 1));
@@ -165,15 +182,15 @@ final class PrefixIndex {
         if (sharedBelow && (updated & 0xFF) < SHARED_SUCCESSORS) {
           updated = (updated & 0xFFFFFF00) | SHARED_SUCCESSORS;
         }
-        if (updated != s) INTS.setOpaque(successors, e, updated);
+        LONGS.setOpaque(table, e + 2, meta(now, updated));
         sharedBelow = (updated & 0xFF) >= SHARED_SUCCESSORS;
       } else {
         // A new block replaces the set's least recently sent one.
-        LONGS.setOpaque(keys, oldest, 0L);
-        LONGS.setOpaque(holders, oldest, bit);
-        INTS.setOpaque(stamps, oldest, now);
-        INTS.setOpaque(successors, oldest, next | (sharedBelow ? SHARED_SUCCESSORS : 0));
-        LONGS.setRelease(keys, oldest, key); // readers that see the key see its fields
+        LONGS.setOpaque(table, oldest, 0L);
+        LONGS.setOpaque(table, oldest + 1, bit);
+        LONGS.setOpaque(table, oldest + 2,
+            meta(now, next | (sharedBelow ? SHARED_SUCCESSORS : 0)));
+        LONGS.setRelease(table, oldest, key); // readers that see the key see its fields
       }
     }
   }
