@@ -204,12 +204,18 @@ final class CacheAwareRanking implements Ranking {
     return picker.states[i].ownWait(now) + othersWait(i, now, rate);
   }
 
+  static final boolean NO_OTHERS = Tune.d("noothers", 0) > 0;
+
   private double othersWait(int i, long now, double rate) {
+    if (NO_OTHERS) return 0;
+    int reported = load.awaitingFirstToken(i, now);
+    if (reported <= 0) return 0;
+    long age = load.reportAgeNanos(i, now);
     // The report counts this client's requests too: those are in its own wait.
-    int awaiting = load.awaitingFirstToken(i, now) - picker.states[i].awaiting.get();
+    int awaiting = reported - picker.states[i].awaiting.get();
     if (awaiting <= 0) return 0;
     double queued = awaiting * picker.memory.calibration.typicalUncached() / rate;
-    return Math.max(0, queued - load.reportAgeNanos(i, now) * 1e-9);
+    return Math.max(0, queued - age * 1e-9);
   }
 
 
@@ -361,14 +367,14 @@ final class CacheAwareRanking implements Ranking {
     public void firstToken(long nanos) {
       if (firstTokenNanos >= 0 || done) return;
       firstTokenNanos = nanos;
-      state.started(prefillNanos, streamed);
+      state.started(prefillNanos, streamed, nanos);
     }
 
     @Override
     public void completed(long promptTokens, long cachedTokens, long nanos) {
       if (done) return;
       done = true;
-      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed, nanos);
       Calibration cal = memory.calibration;
       cal.promptTokens(promptTokens, estimatedTokens);
       if (cachedTokens < 0 || promptTokens <= 0) {
@@ -410,7 +416,7 @@ final class CacheAwareRanking implements Ranking {
       if (done) return;
       done = true;
       // Its prefill will not happen: take it out of the work ahead.
-      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed, nanos);
     }
   }
 }

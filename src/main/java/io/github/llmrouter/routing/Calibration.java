@@ -31,8 +31,10 @@ final class Calibration {
   }
 
   /** Prompt tokens one unit of replica weight prefills per second. */
+  static final double FIXED_RATE = Tune.d("rate", 0);
+
   double prefillRate() {
-    return rateTokens / rateSeconds;
+    return FIXED_RATE > 0 ? FIXED_RATE : rateTokens / rateSeconds;
   }
 
   /** The prompt tokens a request typically leaves to prefill. */
