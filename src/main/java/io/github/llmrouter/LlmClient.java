@@ -385,7 +385,7 @@ public final class LlmClient implements AutoCloseable {
     public static final int DEFAULT_MAX_WAITING_CALLS = 1024;
 
     private final List<Replica> replicas = new ArrayList<>();
-    private RoutingPolicy routingPolicy = PrefixHash.builder().build();
+    private RoutingPolicy routingPolicy = RoutingPolicy.defaultPolicy();
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
@@ -433,7 +433,7 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** How replicas are chosen; default {@link PrefixHash} with its defaults. */
+    /** How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link PrefixHash}). */
     public Builder routingPolicy(RoutingPolicy routingPolicy) {
       this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
       return this;

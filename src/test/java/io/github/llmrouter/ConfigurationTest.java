@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.ChatMessage;
@@ -29,6 +30,14 @@ class ConfigurationTest {
     rejects(b -> b.callTimeout(Duration.ofDays(2)), "callTimeout", "[0, 24 h]");
     rejects(b -> b.maxConcurrentRequests(0), "maxConcurrentRequests", "[1, 65536]");
     rejects(b -> b.apiKey(" "), "apiKey");
+  }
+
+  @Test
+  void withoutARoutingPolicyTheClientRoutesWithTheDefaultPolicy() {
+    try (LlmClient client = LlmClient.builder().replicas("http://127.0.0.1:1").build()) {
+      assertThat(client.toString())
+          .contains("policy=" + io.github.llmrouter.routing.RoutingPolicy.defaultPolicy().name() + ",");
+    }
   }
 
   @Test

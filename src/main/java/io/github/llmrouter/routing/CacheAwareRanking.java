@@ -82,10 +82,10 @@ final class CacheAwareRanking implements Ranking {
       conversationKey = hashes[Math.min(shared, n - 1)];
     }
     conversationHome = picker.home(conversationKey);
-    conversationTokens = n >= 2 ? blocks.tokensThrough(n - 2) : 0;
+    conversationTokens = n >= 2 ? blocks.tokensThrough(n - 1) : 0;
     if (shared > 0 && shared <= n) {
       systemHome = picker.home(hashes[shared - 1]);
-      systemTokens = blocks.tokensThrough(shared - 1);
+      systemTokens = blocks.tokensThrough(shared);
     }
     start = conversationHome;
   }
@@ -130,7 +130,7 @@ final class CacheAwareRanking implements Ranking {
     lambda = memory.meanWait / (cal.typicalUncached() / cal.prefillRate());
     overload = memory.leastWait > OVERLOAD_SECONDS;
     double totalPlusOne = load.totalInFlight() + 1.0;
-    double tokens = blocks.tokens() * cal.tokenRatio();
+    double tokens = blocks.promptTokens() * cal.tokenRatio();
     int best = -1;
     int second = -1;
     int bestOver = -1;
@@ -228,7 +228,7 @@ final class CacheAwareRanking implements Ranking {
   private int indexTokens(int i) {
     int slot = picker.states[i].slot;
     if (slot < 0 || (indexed & (1L << slot)) == 0) return 0;
-    return blocks.tokensThrough(depth[slot] - 1);
+    return blocks.tokensThrough(depth[slot]);
   }
 
   static final double KCONV = Tune.d("kconv", -1);
@@ -292,7 +292,7 @@ final class CacheAwareRanking implements Ranking {
     return String.format(Locale.ROOT,
         "%s: estimated TTFT %.3f s (wait %.3f s, %d of %d prompt tokens cached: %s)",
         picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
-        Math.round(cached(i) * ratio), Math.round(blocks.tokens() * ratio), SOURCES[source(i)]);
+        Math.round(cached(i) * ratio), Math.round(blocks.promptTokens() * ratio), SOURCES[source(i)]);
   }
 
   @Override
@@ -303,7 +303,7 @@ final class CacheAwareRanking implements Ranking {
     ReplicaState state = p.states[index];
     double ratio = cal.tokenRatio();
     double rate = rate(index, nanos);
-    double uncached = Math.max(0, blocks.tokens() * ratio - cached(index) * ratio);
+    double uncached = Math.max(0, blocks.promptTokens() * ratio - cached(index) * ratio);
     double waited = wait(index, nanos, rate);
     long prefillNanos = Math.round(uncached / rate * 1e9);
     state.add(nanos, prefillNanos, streamed);
@@ -314,11 +314,11 @@ final class CacheAwareRanking implements Ranking {
     int indexAge = -1;
     if (indexTokens > 0) indexAge = p.index.ageOf(blocks.hash(depth[slot] - 1), tick);
     if (slot >= 0) p.index.record(blocks.hashes(), blocks.size(), slot, tick, p.memory);
-    return new Attempt(p.memory, state, streamed, blocks.tokens(), nanos, prefillNanos, uncached,
+    return new Attempt(p.memory, state, streamed, blocks.promptTokens(), nanos, prefillNanos, uncached,
         waited, p.relativeWeights[index], indexTokens * ratio, indexAge,
         index == conversationHome && !conversationKnown && conversationTokens > 0
             ? conversationTokens * ratio : 0,
-        shared > 0 ? blocks.tokensThrough(Math.min(shared, blocks.size()) - 1) * ratio : 0,
+        blocks.tokensThrough(Math.min(shared, blocks.size())) * ratio,
         index == systemHome ? systemTokens * ratio : 0, conversationKnown);
   }
 

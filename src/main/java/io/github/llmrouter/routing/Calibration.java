@@ -25,7 +25,7 @@ final class Calibration {
   /** Of the continued conversations that reached a replica holding them, the share unknown here. */
   private volatile double foreign = Tune.d("phi0", 0.5);
 
-  /** Real tokens per estimated token of {@link PromptBlocks#tokens()}. */
+  /** Real tokens per estimated token of {@link PromptBlocks#promptTokens()}. */
   double tokenRatio() {
     return tokenRatio;
   }

@@ -3,6 +3,7 @@ package io.github.llmrouter.routing;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A prompt as a chain of 64-bit block hashes: block {@code i}'s hash covers blocks {@code 0..i}, so
@@ -22,14 +23,20 @@ import java.util.Arrays;
  * fleet computes the same hashes for the same request, and it does not change within a major
  * version.
  *
- * <p><b>Token estimates.</b> Blocks carry an estimate of the prompt tokens they end at: for text,
+ * <p><b>From token blocks</b> ({@link #of}: a trace's block ids, chained, as the simulator builds
+ * them): every block holds {@link #blockTokens()} tokens, the last one possibly fewer.
+ *
+ * <p><b>Token estimates.</b> Blocks carry an estimate of the prompt tokens they cover: for text,
  * {@value #CHARS_PER_TOKEN} characters per token (a character proxy, as SGLang's router and the
  * Gateway API inference extension use); policies correct it with the token counts replicas report.
  *
- * <p><b>Cap.</b> At most {@value #MAX_BLOCKS} blocks are hashed: past that, two prompts that agree
- * on their first {@value #MAX_BLOCKS} blocks look alike (their length still counts in {@link
- * #tokens()}). With the default {@value #DEFAULT_BLOCK_CHARS}-character blocks that is the first
- * 64 Ki characters, about 16 K tokens.
+ * <p><b>Cap.</b> At most {@value #MAX_BLOCKS} blocks are hashed from text: past that, two prompts
+ * that agree on their first {@value #MAX_BLOCKS} blocks look alike (their length still counts in
+ * {@link #promptTokens()}). With the default {@value #DEFAULT_BLOCK_CHARS}-character blocks that is
+ * the first 64 Ki characters, about 16 K tokens.
+ *
+ * <p>Immutable and thread-safe; {@link #hash(int)} and {@link #tokensThrough(int)} cost a few
+ * nanoseconds and allocate nothing.
  */
 public final class PromptBlocks {
   /** Default characters per block: {@value} (about 64 tokens). */
@@ -40,78 +47,107 @@ public final class PromptBlocks {
   public static final int CHARS_PER_TOKEN = 4;
   /** Seeds the hash of a role name, so that a role cannot be mistaken for content. */
   private static final long ROLE_SEED = 0x726F6C65L; // "role"
-  /** Seeds the chain of trace block ids. */
-  private static final long ID_SEED = 0x626C6F636B4964L; // "blockId"
 
-  static final PromptBlocks EMPTY = new PromptBlocks(new long[0], new int[0], 0, -1, 0);
+  static final PromptBlocks EMPTY = new PromptBlocks(new long[0], null, 1, 0, -1, 0);
 
   private final long[] hashes;
-  private final int[] tokenEnds;
-  private final int tokens;
+  /** The tokens through each block, for blocks of uneven size (from text); null if even. */
+  private final int @Nullable [] tokenEnds;
+  private final int blockTokens;
+  private final int promptTokens;
   private final int sharedBlocks;
-  /** Characters per block of blocks hashed from text; 0 for blocks from ids. */
+  /** Characters per block of blocks hashed from text; 0 for token blocks. */
   final int blockChars;
 
-  private PromptBlocks(long[] hashes, int[] tokenEnds, int tokens, int sharedBlocks,
-      int blockChars) {
+  private PromptBlocks(long[] hashes, int @Nullable [] tokenEnds, int blockTokens,
+      int promptTokens, int sharedBlocks, int blockChars) {
     this.hashes = hashes;
     this.tokenEnds = tokenEnds;
-    this.tokens = tokens;
+    this.blockTokens = blockTokens;
+    this.promptTokens = promptTokens;
     this.sharedBlocks = sharedBlocks;
     this.blockChars = blockChars;
   }
 
   /**
-   * The blocks of a prompt known only by block ids, as in a trace (Mooncake's {@code hash_ids}):
-   * block {@code i}'s hash chains id {@code i} onto block {@code i - 1}'s, starting from the model.
-   * Block {@code i} ends at {@code min((i + 1) × tokensPerBlock, promptTokens)} tokens. The
-   * shared system prompt's extent is unknown.
+   * The blocks of a prompt of {@code promptTokens} tokens, {@code blockTokens} tokens per block
+   * (the last one possibly fewer), given their chained hashes; the array is copied. The shared
+   * system prompt's extent is unknown.
    *
-   * @param model the model (and adapter) name
-   * @param blockIds one id per block; equal ids at equal positions mean equal content
-   * @param tokensPerBlock tokens per block, at least 1
-   * @param promptTokens the prompt's length in tokens, at least 0
+   * @throws IllegalArgumentException if {@code blockTokens < 1} or {@code promptTokens < 0}
    */
-  public static PromptBlocks ofBlockIds(String model, long[] blockIds, int tokensPerBlock,
-      int promptTokens) {
-    requireNonNull(model, "model");
-    requireNonNull(blockIds, "blockIds");
-    if (tokensPerBlock < 1) {
-      throw new IllegalArgumentException("tokensPerBlock must be >= 1, got " + tokensPerBlock);
+  public static PromptBlocks of(long[] chainedHashes, int blockTokens, int promptTokens) {
+    requireNonNull(chainedHashes, "chainedHashes");
+    if (blockTokens < 1) {
+      throw new IllegalArgumentException("blockTokens must be >= 1, got " + blockTokens);
     }
     if (promptTokens < 0) {
       throw new IllegalArgumentException("promptTokens must be >= 0, got " + promptTokens);
     }
-    int n = Math.min(blockIds.length, MAX_BLOCKS);
-    long[] hashes = new long[n];
-    int[] ends = new int[n];
-    long h = Hashing.xxh64(model, ID_SEED);
-    for (int i = 0; i < n; i++) {
-      h = Hashing.mix64(h * 0x9E3779B97F4A7C15L + blockIds[i]);
-      hashes[i] = h;
-      ends[i] = (int) Math.min((long) (i + 1) * tokensPerBlock, promptTokens);
-    }
-    return new PromptBlocks(hashes, ends, promptTokens, -1, 0);
+    return new PromptBlocks(chainedHashes.clone(), null, blockTokens, promptTokens, -1, 0);
   }
 
-  /** The number of blocks hashed (at most {@value #MAX_BLOCKS}). */
+  /** No blocks: a request without a prompt. */
+  public static PromptBlocks empty() {
+    return EMPTY;
+  }
+
+  /** The number of blocks (from text, at most {@value #MAX_BLOCKS}). */
   public int size() {
     return hashes.length;
   }
 
-  /** The chained hash of blocks {@code 0..i}. */
-  public long hash(int i) {
-    return hashes[i];
+  /**
+   * The chained hash of block {@code index} (covering blocks 0 to {@code index}).
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < size()}
+   */
+  public long hash(int index) {
+    return hashes[index];
   }
 
-  /** The estimated prompt tokens up to the end of block {@code i}. */
-  public int tokensThrough(int i) {
-    return tokenEnds[i];
+  /**
+   * Prompt tokens per block: for blocks from text, the tokens of a full block of {@code
+   * blockChars} characters (a message's last block may hold fewer, as may the prompt's last).
+   */
+  public int blockTokens() {
+    return blockTokens;
   }
 
-  /** The estimated prompt tokens of the whole prompt, including any part past the cap. */
-  public int tokens() {
-    return tokens;
+  /** The prompt's length in tokens (estimated, for text), including any part past the cap. */
+  public int promptTokens() {
+    return promptTokens;
+  }
+
+  /**
+   * The prompt tokens covered by the first {@code blocks} blocks (estimated, for text). For a
+   * replica that holds a request's first {@code blocks} blocks, the tokens it need not compute
+   * again.
+   *
+   * @throws IllegalArgumentException if {@code blocks} is negative or more than {@link #size()}
+   */
+  public int tokensThrough(int blocks) {
+    if (blocks < 0 || blocks > hashes.length) {
+      throw new IllegalArgumentException("blocks must be in [0, " + hashes.length + "], got "
+          + blocks);
+    }
+    if (blocks == 0) return 0;
+    if (tokenEnds != null) return tokenEnds[blocks - 1];
+    return (int) Math.min(promptTokens, (long) blocks * blockTokens);
+  }
+
+  /**
+   * The number of leading blocks whose content is final: blocks of {@link #blockTokens()} tokens
+   * each for token blocks, every block but a short last one for text (a message's earlier blocks
+   * never change as a conversation grows). Indexes that record only complete blocks (as vLLM
+   * caches only full blocks) look at these.
+   */
+  public int fullBlocks() {
+    if (tokenEnds == null) return Math.min(hashes.length, promptTokens / blockTokens);
+    int n = hashes.length;
+    if (n == 0) return 0;
+    int last = tokenEnds[n - 1] - (n > 1 ? tokenEnds[n - 2] : 0);
+    return last >= blockTokens ? n : n - 1;
   }
 
   /**
@@ -129,19 +165,22 @@ public final class PromptBlocks {
 
   @Override
   public String toString() {
-    return "PromptBlocks{blocks=" + hashes.length + ", tokens~" + tokens
+    // Hashes of user data are not printed.
+    return "PromptBlocks{blocks=" + hashes.length + ", blockTokens=" + blockTokens
+        + ", promptTokens=" + promptTokens
         + (sharedBlocks >= 0 ? ", sharedBlocks=" + sharedBlocks : "") + '}';
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof PromptBlocks b && b.tokens == tokens && b.sharedBlocks == sharedBlocks
+    return o instanceof PromptBlocks b && b.blockTokens == blockTokens
+        && b.promptTokens == promptTokens && b.sharedBlocks == sharedBlocks
         && Arrays.equals(b.hashes, hashes) && Arrays.equals(b.tokenEnds, tokenEnds);
   }
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(hashes);
+    return Arrays.hashCode(hashes) * 31 + promptTokens;
   }
 
   /**
@@ -189,7 +228,8 @@ public final class PromptBlocks {
         }
       }
     }
-    return new PromptBlocks(hashes, ends, tokensOf(totalChars), shared, blockChars);
+    return new PromptBlocks(hashes, ends, Math.max(1, tokensOf(blockChars)), tokensOf(totalChars),
+        shared, blockChars);
   }
 
   private static int tokensOf(long chars) {

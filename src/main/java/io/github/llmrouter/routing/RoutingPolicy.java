@@ -34,6 +34,14 @@ public interface RoutingPolicy {
     return CacheAware.builder().build();
   }
 
+  /**
+   * The policy {@code LlmClient} routes with when none is set: today {@link PrefixHash} with its
+   * defaults. A new instance on each call.
+   */
+  static RoutingPolicy defaultPolicy() {
+    return prefixHash();
+  }
+
   /** {@link PrefixHash} with its defaults. */
   static RoutingPolicy prefixHash() {
     return PrefixHash.builder().build();

@@ -190,7 +190,7 @@ public final class RoutingRequest {
 
     /**
      * Precomputed blocks (for example from a trace's block ids, see {@link
-     * PromptBlocks#ofBlockIds}), returned by {@link RoutingRequest#blocks(int)} instead of hashing
+     * PromptBlocks#of}), returned by {@link RoutingRequest#blocks(int)} instead of hashing
      * the messages.
      */
     public Builder blocks(PromptBlocks blocks) {

@@ -42,6 +42,8 @@ public final class EngineProfile {
   public static final int DEFAULT_MAX_NUM_SEQS = 256;
   /** Default tokens per step (decode tokens plus prefill chunks): {@value}. */
   public static final int DEFAULT_TOKEN_BUDGET = 8192;
+  /** Default cap on one prompt's chunk per step, tokens, 0 for none: {@value}. */
+  public static final int DEFAULT_LONG_PREFILL_TOKEN_THRESHOLD = 0;
 
   private final String name;
   private final double prefillTokensPerSecond;
@@ -50,6 +52,7 @@ public final class EngineProfile {
   private final int cacheTokens;
   private final int maxNumSeqs;
   private final int tokenBudget;
+  private final int longPrefillTokenThreshold;
 
   private EngineProfile(Builder b) {
     this.name = b.name;
@@ -59,6 +62,7 @@ public final class EngineProfile {
     this.cacheTokens = b.cacheTokens;
     this.maxNumSeqs = b.maxNumSeqs;
     this.tokenBudget = b.tokenBudget;
+    this.longPrefillTokenThreshold = b.longPrefillTokenThreshold;
   }
 
   /** The defaults: Llama-3.1-8B on one H100 (see the class documentation). */
@@ -112,6 +116,7 @@ public final class EngineProfile {
     b.cacheTokens = cacheTokens;
     b.maxNumSeqs = maxNumSeqs;
     b.tokenBudget = tokenBudget;
+    b.longPrefillTokenThreshold = longPrefillTokenThreshold;
     return b;
   }
 
@@ -143,11 +148,22 @@ public final class EngineProfile {
     return tokenBudget;
   }
 
+  /**
+   * The most tokens of one prompt a step computes, 0 for no cap beyond the token budget: vLLM's
+   * {@code long_prefill_token_threshold}. With a cap, a long prompt leaves budget to the requests
+   * behind it, which then start while it is still being computed.
+   */
+  public int longPrefillTokenThreshold() {
+    return longPrefillTokenThreshold;
+  }
+
   @Override
   public String toString() {
     return name + "{prefill=" + prefillTokensPerSecond + " tok/s, step=" + decodeStepSeconds * 1000
         + " ms + " + perSequenceSeconds * 1000 + " ms/seq, cache=" + cacheTokens + " tokens, maxNumSeqs="
-        + maxNumSeqs + ", tokenBudget=" + tokenBudget + '}';
+        + maxNumSeqs + ", tokenBudget=" + tokenBudget
+        + (longPrefillTokenThreshold > 0 ? ", longPrefillTokenThreshold=" + longPrefillTokenThreshold
+        : "") + '}';
   }
 
   /** Builds an {@link EngineProfile}; starts from the H100 / Llama-3.1-8B defaults. */
@@ -159,6 +175,7 @@ public final class EngineProfile {
     private int cacheTokens = DEFAULT_CACHE_TOKENS;
     private int maxNumSeqs = DEFAULT_MAX_NUM_SEQS;
     private int tokenBudget = DEFAULT_TOKEN_BUDGET;
+    private int longPrefillTokenThreshold = DEFAULT_LONG_PREFILL_TOKEN_THRESHOLD;
 
     private Builder() {}
 
@@ -204,6 +221,15 @@ public final class EngineProfile {
       return this;
     }
 
+    /**
+     * The most tokens of one prompt computed per step, at least 0 (no cap); default {@value
+     * #DEFAULT_LONG_PREFILL_TOKEN_THRESHOLD}, as vLLM.
+     */
+    public Builder longPrefillTokenThreshold(int v) {
+      this.longPrefillTokenThreshold = v;
+      return this;
+    }
+
     /** @throws IllegalArgumentException naming the first knob out of range */
     public EngineProfile build() {
       if (!(prefillTokensPerSecond > 0 && prefillTokensPerSecond <= 1e9)) {
@@ -221,6 +247,10 @@ public final class EngineProfile {
       if (cacheTokens < 1) throw new IllegalArgumentException("EngineProfile.cacheTokens must be >= 1, got " + cacheTokens);
       if (maxNumSeqs < 1) throw new IllegalArgumentException("EngineProfile.maxNumSeqs must be >= 1, got " + maxNumSeqs);
       if (tokenBudget < 1) throw new IllegalArgumentException("EngineProfile.tokenBudget must be >= 1, got " + tokenBudget);
+      if (longPrefillTokenThreshold < 0) {
+        throw new IllegalArgumentException("EngineProfile.longPrefillTokenThreshold must be >= 0, got "
+            + longPrefillTokenThreshold);
+      }
       if (decodeStepMillis == 0 && perSequenceMillis == 0) {
         throw new IllegalArgumentException("EngineProfile: decodeStepMillis and perSequenceMillis must not both be 0");
       }

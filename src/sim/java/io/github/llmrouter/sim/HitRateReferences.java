@@ -1,26 +1,22 @@
 package io.github.llmrouter.sim;
 
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /** The two hit-rate references of a trace: one infinite shared cache, one shared finite LRU. */
 final class HitRateReferences {
   private HitRateReferences() {}
 
   /** Hit rate with one infinite cache shared by the fleet: the most any routing can achieve. */
   static double ideal(Trace trace, long[][] chains) {
-    HashSet<Long> seen = new HashSet<>();
+    LongMap<Boolean> seen = new LongMap<>();
     long hits = 0;
     long total = 0;
     for (int i = 0; i < chains.length; i++) {
       TraceRequest r = trace.requests().get(i);
       long[] chain = chains[i];
       int m = 0;
-      while (m < chain.length && seen.contains(chain[m])) m++;
+      while (m < chain.length && seen.containsKey(chain[m])) m++;
       hits += cached(r, m, trace.blockTokens());
       total += r.inputTokens();
-      for (long k : chain) seen.add(k);
+      for (long k : chain) seen.put(k, Boolean.TRUE);
     }
     return total == 0 ? 0 : (double) hits / total;
   }
@@ -31,25 +27,18 @@ final class HitRateReferences {
    * replica's cache.
    */
   static double fleetCapacity(Trace trace, long[][] chains, long capacityBlocks) {
-    LinkedHashMap<Long, Boolean> lru = new LinkedHashMap<>(1 << 16, 0.75f, true) {
-      private static final long serialVersionUID = 1L;
-
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-        return size() > capacityBlocks;
-      }
-    };
+    LongLru lru = new LongLru(capacityBlocks, key -> { });
     long hits = 0;
     long total = 0;
     for (int i = 0; i < chains.length; i++) {
       TraceRequest r = trace.requests().get(i);
       long[] chain = chains[i];
       int m = 0;
-      while (m < chain.length && lru.containsKey(chain[m])) m++;
+      while (m < chain.length && lru.contains(chain[m])) m++;
       hits += cached(r, m, trace.blockTokens());
       total += r.inputTokens();
       // Touch from the last block to the first, so that the shared head is evicted last.
-      for (int k = chain.length - 1; k >= 0; k--) lru.put(chain[k], Boolean.TRUE);
+      for (int k = chain.length - 1; k >= 0; k--) lru.touch(chain[k], 0);
     }
     return total == 0 ? 0 : (double) hits / total;
   }

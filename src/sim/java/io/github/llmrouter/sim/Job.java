@@ -19,6 +19,10 @@ final class Job {
   double finished = Double.NaN;
   int cachedTokens;
   int remainingPrefill;
+  /** Leading prompt blocks pinned in the replica's cache: matched at admission or registered since. */
+  int registered;
+  /** Prompt tokens the coming engine step computes for this job. */
+  int chunk;
   /** Uncached tokens as estimated when the job joined the waiting queue (for the oracle). */
   int estimatedUncached;
   /** The engine step at the end of which the last output token is emitted. */

@@ -50,7 +50,7 @@ public final class MooncakeTraceReader {
   public static Trace read(Path file, int blockTokens) {
     requireNonNull(file, "file");
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      return read(in, file.getFileName().toString(), blockTokens);
+      return read(in, file.toString(), blockTokens);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read trace " + file, e);
     }

@@ -4,6 +4,7 @@ package io.github.llmrouter.sim;
  * What one policy achieved on one simulated run. Times are in seconds.
  *
  * @param policy the policy's name
+ * @param clientDefault whether it is the policy {@code LlmClient} routes with when none is set
  * @param requests requests served
  * @param hitRate cached prompt tokens / prompt tokens
  * @param hitRateOfIdeal {@code hitRate} as a fraction of the trace's ideal hit rate
@@ -19,6 +20,6 @@ package io.github.llmrouter.sim;
  * @param goodput requests per second that met the TTFT SLO
  */
 public record PolicyResult(
-    String policy, int requests, double hitRate, double hitRateOfIdeal, double ttftMean,
+    String policy, boolean clientDefault, int requests, double hitRate, double hitRateOfIdeal, double ttftMean,
     double ttftP50, double ttftP99, double e2eP99, double queueWaitMean, double throughput,
     double loadImbalance, double sloAttainment, double goodput) {}

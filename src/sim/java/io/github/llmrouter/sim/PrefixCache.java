@@ -8,6 +8,11 @@ package io.github.llmrouter.sim;
  * (reference counted) and cannot be evicted; unpinned blocks stay cached and are evicted least
  * recently used first. Output tokens occupy private blocks that are never shared.
  *
+ * <p>A request's new prompt blocks are {@link #acquire reserved} when it is admitted (room is made
+ * for all of them then) but become visible to {@link #match} only when {@link #register
+ * registered}, which the engine does as the chunk that computes them is scheduled, as vLLM V1
+ * caches a block when the step computing it is scheduled rather than when its request is admitted.
+ *
  * <p>When a request is admitted with more blocks than can be freed (only when the replica has
  * nothing else running, so that an oversized request still makes progress), the cache is
  * over-committed for the duration of that request.
@@ -25,15 +30,18 @@ final class PrefixCache {
   }
 
   private final int capacity;
-  private final BlockTable blocks;
+  /** Blocks by key: a few dozen lookups per request on the engine's hot path. */
+  private final LongMap<Block> blocks;
   /** LRU list of unpinned blocks: head is evicted first. */
   private final Block lru = new Block(0);
   private int pinned;
   private int privateBlocks;
+  /** Blocks set aside for admitted requests' prompt blocks not registered yet. */
+  private int reserved;
 
   PrefixCache(int capacityBlocks) {
     this.capacity = capacityBlocks;
-    this.blocks = new BlockTable(capacityBlocks);
+    this.blocks = new LongMap<>(capacityBlocks);
     lru.prev = lru;
     lru.next = lru;
   }
@@ -42,9 +50,9 @@ final class PrefixCache {
     return capacity;
   }
 
-  /** Blocks cached or reserved: pinned, evictable and private. */
+  /** Blocks cached or reserved: pinned, evictable, private and reserved for prompts. */
   int used() {
-    return blocks.size() + privateBlocks;
+    return blocks.size() + privateBlocks + reserved;
   }
 
   /**
@@ -52,7 +60,8 @@ final class PrefixCache {
    * blocks), as vLLM's {@code kv_cache_usage_perc} counts: cached blocks nobody uses are free.
    */
   double usage() {
-    return capacity == 0 ? 0 : Math.min(1.0, (double) (pinned + privateBlocks) / capacity);
+    return capacity == 0 ? 0
+        : Math.min(1.0, (double) (pinned + privateBlocks + reserved) / capacity);
   }
 
   int pinned() {
@@ -60,13 +69,13 @@ final class PrefixCache {
   }
 
   boolean contains(long key) {
-    return blocks.contains(key);
+    return blocks.containsKey(key);
   }
 
   /** The number of leading blocks of {@code chain} present in the cache. */
   int match(long[] chain) {
     int m = 0;
-    while (m < chain.length && blocks.contains(chain[m])) m++;
+    while (m < chain.length && blocks.containsKey(chain[m])) m++;
     return m;
   }
 
@@ -80,130 +89,61 @@ final class PrefixCache {
       if (blocks.get(chain[i]).refs == 0) matchedUnpinned++;
     }
     long need = (long) chain.length - matched + outputBlocks;
-    return need <= (long) capacity - pinned - privateBlocks - matchedUnpinned;
+    return need <= (long) capacity - pinned - privateBlocks - reserved - matchedUnpinned;
   }
 
   /**
-   * Pins the prompt's blocks, inserting the ones not cached (evicting least recently used unpinned
-   * blocks to make room), and reserves {@code outputBlocks} private blocks.
+   * Admits a prompt whose first {@code matched} blocks are cached: pins those, and reserves room
+   * (evicting least recently used unpinned blocks) for its other blocks, which {@link #register}
+   * adds as they are computed, and for {@code outputBlocks} private blocks.
    */
-  void acquire(long[] chain, int outputBlocks) {
-    for (long key : chain) {
-      Block b = blocks.get(key);
+  void acquire(long[] chain, int matched, int outputBlocks) {
+    for (int i = 0; i < matched; i++) {
+      Block b = blocks.get(chain[i]);
+      if (b.refs == 0) unlink(b);
+      if (b.refs++ == 0) pinned++;
+    }
+    int fresh = chain.length - matched;
+    makeRoom(fresh + outputBlocks);
+    reserved += fresh;
+    privateBlocks += outputBlocks;
+  }
+
+  /**
+   * Makes blocks {@code from} to {@code to - 1} of an admitted prompt visible to {@link #match},
+   * pinned, using the room reserved for them. A block another request registered meanwhile is
+   * shared instead, and its reserved room freed.
+   */
+  void register(long[] chain, int from, int to) {
+    for (int i = from; i < to; i++) {
+      reserved--;
+      Block b = blocks.get(chain[i]);
       if (b == null) {
-        b = new Block(key);
-        makeRoom(1);
-        blocks.put(key, b);
+        b = new Block(chain[i]);
+        blocks.put(chain[i], b);
       } else if (b.refs == 0) {
         unlink(b);
       }
       if (b.refs++ == 0) pinned++;
     }
-    makeRoom(outputBlocks);
-    privateBlocks += outputBlocks;
   }
 
   /**
-   * Unpins the prompt's blocks and frees the private ones. Blocks are released from the last to the
-   * first, so that the prompt's head becomes most recently used and is evicted last: a later
-   * request sharing only the head keeps its hits.
+   * Unpins a prompt's first {@code registered} blocks (admitted with {@link #acquire}, registered
+   * up to there), frees the room still reserved for the rest and its private blocks. Blocks are
+   * released from the last to the first, so that the prompt's head becomes most recently used and
+   * is evicted last: a later request sharing only the head keeps its hits.
    */
-  void release(long[] chain, int outputBlocks) {
-    for (int i = chain.length - 1; i >= 0; i--) {
+  void release(long[] chain, int registered, int outputBlocks) {
+    for (int i = registered - 1; i >= 0; i--) {
       Block b = blocks.get(chain[i]);
       if (--b.refs == 0) {
         pinned--;
         linkLast(b);
       }
     }
+    reserved -= chain.length - registered;
     privateBlocks -= outputBlocks;
-  }
-
-  /**
-   * Blocks by key: open addressing with linear probing and backward-shift deletion. The cache's
-   * hot path is a few dozen lookups per request, and boxing every key in a HashMap cost more than
-   * the whole engine model.
-   */
-  private static final class BlockTable {
-    private long[] keys;
-    private Block[] values;
-    private int mask;
-    private int size;
-
-    BlockTable(int expected) {
-      int n = Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1;
-      keys = new long[n];
-      values = new Block[n];
-      mask = n - 1;
-    }
-
-    int size() {
-      return size;
-    }
-
-    private int slot(long key) {
-      return (int) io.github.llmrouter.routing.Hashing.mix64(key) & mask;
-    }
-
-    Block get(long key) {
-      for (int i = slot(key); ; i = (i + 1) & mask) {
-        Block b = values[i];
-        if (b == null) return null;
-        if (keys[i] == key) return b;
-      }
-    }
-
-    boolean contains(long key) {
-      return get(key) != null;
-    }
-
-    void put(long key, Block block) {
-      if ((size + 1) * 2 > values.length) grow();
-      for (int i = slot(key); ; i = (i + 1) & mask) {
-        if (values[i] == null) {
-          keys[i] = key;
-          values[i] = block;
-          size++;
-          return;
-        }
-        if (keys[i] == key) {
-          values[i] = block;
-          return;
-        }
-      }
-    }
-
-    void remove(long key) {
-      int i = slot(key);
-      while (true) {
-        if (values[i] == null) return;
-        if (keys[i] == key) break;
-        i = (i + 1) & mask;
-      }
-      size--;
-      // Shift later entries of the probe run back into the hole, so lookups need no tombstones.
-      int hole = i;
-      for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
-        int home = slot(keys[j]);
-        boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
-        if (movable) {
-          keys[hole] = keys[j];
-          values[hole] = values[j];
-          hole = j;
-        }
-      }
-      values[hole] = null;
-    }
-
-    private void grow() {
-      long[] oldKeys = keys;
-      Block[] oldValues = values;
-      keys = new long[oldKeys.length * 2];
-      values = new Block[oldValues.length * 2];
-      mask = keys.length - 1;
-      size = 0;
-      for (int i = 0; i < oldKeys.length; i++) if (oldValues[i] != null) put(oldKeys[i], oldValues[i]);
-    }
   }
 
   private void makeRoom(int n) {

@@ -1,6 +1,7 @@
 package io.github.llmrouter.sim;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.PriorityQueue;
 
 /**
@@ -16,20 +17,28 @@ import java.util.PriorityQueue;
  * output blocks without evicting pinned blocks; admission is FIFO
  * (head-of-line blocking, as vLLM's scheduler does without preemption). At least one token of every
  * prompt is computed, even on a full hit, as in vLLM.
+ *
+ * <p>Each step is planned as vLLM V1 plans it: running prefills take their chunks first, in FIFO
+ * order, then waiting requests are admitted with what is left of the budget. A prompt's blocks
+ * enter the prefix cache as the chunk that computes them is scheduled: a full block when its last
+ * token is in a scheduled chunk, the last (partial) block with the prompt's last chunk. A request
+ * admitted later in the same step already hits them; one admitted while a long prompt is still
+ * being computed (possible when {@link EngineProfile#longPrefillTokenThreshold()} caps chunks)
+ * hits only the blocks scheduled so far.
  */
 final class ReplicaEngine {
-  /** Receives each completed job at its completion time. */
-  interface Completion {
+  /** Receives a job's first token and its completion, at the end of the step that produced them. */
+  interface JobListener {
     void completed(Job job);
 
-    /** Receives each job whose first token has just been computed (at {@code job.firstToken}). */
+    /** The job's prompt is computed and its first token emitted at {@code job.firstToken}. */
     default void firstToken(Job job) {}
   }
 
   private final EngineProfile profile;
   private final int blockTokens;
   private final PrefixCache cache;
-  private final Completion completion;
+  private final JobListener listener;
 
   private final ArrayDeque<Job> waiting = new ArrayDeque<>();
   private final ArrayDeque<Job> prefilling = new ArrayDeque<>();
@@ -52,11 +61,11 @@ final class ReplicaEngine {
   private double queueTimeSum;
   private long admittedCount;
 
-  ReplicaEngine(EngineProfile profile, int blockTokens, Completion completion) {
+  ReplicaEngine(EngineProfile profile, int blockTokens, JobListener listener) {
     this.profile = profile;
     this.blockTokens = blockTokens;
     this.cache = new PrefixCache(Math.max(1, profile.cacheTokens() / blockTokens));
-    this.completion = completion;
+    this.listener = listener;
   }
 
   PrefixCache cache() {
@@ -71,7 +80,10 @@ final class ReplicaEngine {
     return prefilling.size() + decoding.size();
   }
 
-  /** Requests without their first token yet: waiting, or running with prefill left. */
+  /**
+   * Requests without their first token yet, waiting or running with prefill left: what a client
+   * derives from vLLM's counters.
+   */
   int awaitingFirstTokenCount() {
     return waiting.size() + prefilling.size();
   }
@@ -109,7 +121,8 @@ final class ReplicaEngine {
   /** Runs every step that starts before {@code t}. */
   void advanceTo(double t) {
     while (busy && clock < t) {
-      admit();
+      long left = scheduleRunning(stepBudget());
+      admit(left);
       if (prefilling.isEmpty() && decoding.isEmpty()) {
         busy = false;
         return;
@@ -151,22 +164,48 @@ final class ReplicaEngine {
     return t;
   }
 
+  /** Tokens the coming step can compute: the token budget less one per decoding sequence. */
+  private long stepBudget() {
+    return Math.max(1, profile.tokenBudget() - decoding.size());
+  }
+
+  /** The chunk of {@code j}'s prompt the coming step can compute out of {@code left} tokens. */
+  private int chunkOf(Job j, long left) {
+    long chunk = Math.min(j.remainingPrefill, left);
+    int cap = profile.longPrefillTokenThreshold();
+    return (int) (cap > 0 ? Math.min(chunk, cap) : chunk);
+  }
+
+  /**
+   * Gives the running prefills their chunks of the coming step, in FIFO order, and registers the
+   * blocks those chunks compute. Returns the budget left for waiting jobs.
+   */
+  private long scheduleRunning(long budget) {
+    long left = budget;
+    for (Job j : prefilling) {
+      j.chunk = chunkOf(j, left);
+      left -= j.chunk;
+      registerScheduled(j);
+    }
+    return left;
+  }
+
   /**
    * Moves waiting jobs into the batch, as vLLM V1's scheduler does: only while the coming step has
    * token budget left after the decoding sequences and the prefills already running have taken
    * theirs. A job the step cannot give a chunk to stays waiting, so {@link #waitingCount()} counts
-   * what {@code vllm:num_requests_waiting} counts.
+   * what {@code vllm:num_requests_waiting} counts. Each admitted job's hit is matched against the
+   * cache as it is at that moment, including blocks scheduled earlier in the same step.
    */
-  private void admit() {
-    long budget = Math.max(1, profile.tokenBudget() - decoding.size());
-    long left = budget - Math.min(budget, prefillRemainingTokens);
+  private void admit(long left) {
     while (left > 0 && !waiting.isEmpty() && runningCount() < profile.maxNumSeqs()) {
       Job j = waiting.peekFirst();
       int matched = cache.match(j.chain);
       if (!cache.fits(j.chain, matched, j.outputBlocks) && runningCount() > 0) return;
       waiting.pollFirst();
       waitingEstimatedTokens -= j.estimatedUncached;
-      cache.acquire(j.chain, j.outputBlocks);
+      cache.acquire(j.chain, matched, j.outputBlocks);
+      j.registered = matched;
       j.admitted = clock;
       queueTimeSum += clock - j.arrival;
       admittedCount++;
@@ -174,7 +213,24 @@ final class ReplicaEngine {
       j.remainingPrefill = j.request.inputTokens() - j.cachedTokens;
       prefillRemainingTokens += j.remainingPrefill;
       prefilling.addLast(j);
-      left -= Math.min(left, j.remainingPrefill);
+      j.chunk = chunkOf(j, left);
+      left -= j.chunk;
+      registerScheduled(j);
+    }
+  }
+
+  /**
+   * Registers the blocks {@code j}'s prompt will have computed once its scheduled chunk is: every
+   * block whose last token is scheduled, and every block once the prompt's last token is.
+   */
+  private void registerScheduled(Job j) {
+    int input = j.request.inputTokens();
+    long scheduled = (long) input - j.remainingPrefill + j.chunk;
+    int through = scheduled >= input ? j.chain.length
+        : (int) Math.min(j.chain.length, scheduled / blockTokens);
+    if (through > j.registered) {
+      cache.register(j.chain, j.registered, through);
+      j.registered = through;
     }
   }
 
@@ -186,33 +242,29 @@ final class ReplicaEngine {
     return profile.decodeStepSeconds() + profile.perSequenceSeconds() * sequences;
   }
 
-  /** One step with prefill chunks: chunks are taken from the head of the prefill FIFO. */
+  /** One step computing the planned prefill chunks and one token of every decoding sequence. */
   private void mixedStep() {
     int decodeSeqs = decoding.size();
-    int budget = Math.max(1, profile.tokenBudget() - decodeSeqs);
-    int tokens = 0;
+    long tokens = 0;
     int seqs = 0;
     for (Job j : prefilling) {
-      if (budget == 0) break;
-      int chunk = Math.min(j.remainingPrefill, budget);
-      budget -= chunk;
-      tokens += chunk;
+      if (j.chunk == 0) continue;
+      tokens += j.chunk;
       seqs++;
     }
     double end = clock + stepSeconds(decodeSeqs + seqs) + tokens / profile.prefillTokensPerSecond();
     long thisStep = step;
-    // Apply the chunks in the same order; jobs whose prompt is done emit their first token.
-    int left = tokens;
-    while (left > 0) {
-      Job j = prefilling.peekFirst();
-      int chunk = Math.min(j.remainingPrefill, left);
-      j.remainingPrefill -= chunk;
-      prefillRemainingTokens -= chunk;
-      left -= chunk;
-      if (j.remainingPrefill > 0) break;
-      prefilling.pollFirst();
+    // Apply the chunks in FIFO order; jobs whose prompt is done emit their first token.
+    for (Iterator<Job> it = prefilling.iterator(); it.hasNext(); ) {
+      Job j = it.next();
+      if (j.chunk == 0) continue;
+      j.remainingPrefill -= j.chunk;
+      prefillRemainingTokens -= j.chunk;
+      j.chunk = 0;
+      if (j.remainingPrefill > 0) continue;
+      it.remove();
       j.firstToken = end;
-      completion.firstToken(j);
+      listener.firstToken(j);
       if (j.request.outputTokens() <= 1) {
         complete(j, end);
       } else {
@@ -247,9 +299,9 @@ final class ReplicaEngine {
 
   private void complete(Job j, double end) {
     j.finished = end;
-    cache.release(j.chain, j.outputBlocks);
+    cache.release(j.chain, j.registered, j.outputBlocks);
     outputTokens += j.request.outputTokens();
     lastCompletion = Math.max(lastCompletion, end);
-    completion.completed(j);
+    listener.completed(j);
   }
 }

@@ -5,7 +5,11 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.routing.LeastLoaded;
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
@@ -47,19 +51,30 @@ public final class SimulatedPolicy {
   }
 
   /**
-   * The policies every report compares, in report order: RoundRobin, Random, LeastLoaded (power of
-   * two choices), PrefixHash (library defaults, keyed on the simulated prompt), CacheAware (library
-   * defaults, one memory per client) and the oracle.
-   * Seeded policies get {@code seed} mixed with the client index.
+   * The library's own policies, in report order: RoundRobin, Random, LeastLoaded (power of two
+   * choices), PrefixHash (library defaults, keyed on the simulated prompt), CacheAware (library
+   * defaults, one memory per client) and the oracle. Seeded policies get {@code seed} mixed with
+   * the client index.
    */
   public static List<SimulatedPolicy> standard(long seed) {
-    return List.of(
-        of("RoundRobin", c -> RoutingPolicy.roundRobin()),
-        of("Random", c -> RoutingPolicy.random(seed * 31 + c)),
-        of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c)),
-        of("PrefixHash", c -> RoutingPolicy.prefixHash()),
-        of("CacheAware", c -> RoutingPolicy.cacheAware()),
-        oracle());
+    return List.of(named("roundrobin", seed), named("random", seed), named("leastloaded", seed),
+        named("prefixhash", seed), named("cacheaware", seed), oracle());
+  }
+
+  /**
+   * The peers modelled for comparison, one instance per client: an SGLang-style cache-aware
+   * router, an llm-d-style scorer blend and a Dynamo-style KV-router cost (see docs/simulator.md
+   * for what each follows and what it cannot do client-side).
+   */
+  public static List<SimulatedPolicy> peers(long seed) {
+    return List.of(named("sglang", seed), named("llm-d", seed), named("dynamo", seed));
+  }
+
+  /** Every named policy of {@link #NAMES} but {@code prefixhash-inflight}: the full comparison. */
+  public static List<SimulatedPolicy> all(long seed) {
+    List<SimulatedPolicy> all = new ArrayList<>();
+    for (String n : NAMES) if (!n.equals("prefixhash-inflight")) all.add(named(n, seed));
+    return List.copyOf(all);
   }
 
   /**
@@ -69,9 +84,67 @@ public final class SimulatedPolicy {
    * effective queue is at least 4 or KV usage at least 0.95.
    */
   public static List<SimulatedPolicy> queueAwareComparison() {
-    return List.of(
-        of("PrefixHash in-flight only", c -> PrefixHash.builder().reportedLoad(false).build()),
+    return List.of(named("prefixhash-inflight", 0),
         of("PrefixHash queue-aware", c -> PrefixHash.builder().build()));
+  }
+
+  /** The names {@link #named} accepts, in report order. */
+  public static final List<String> NAMES = List.of("roundrobin", "random", "leastloaded",
+      "prefixhash", "cacheaware", "sglang", "llm-d", "dynamo", "oracle", "prefixhash-inflight");
+
+  /**
+   * The policy called {@code name} (one of {@link #NAMES}, case-insensitive); seeded ones get
+   * {@code seed} mixed with the client index.
+   *
+   * @throws IllegalArgumentException for an unknown name, listing the known ones
+   */
+  public static SimulatedPolicy named(String name, long seed) {
+    requireNonNull(name, "name");
+    switch (name.toLowerCase(Locale.ROOT)) {
+      case "roundrobin": return of("RoundRobin", c -> RoutingPolicy.roundRobin());
+      case "random": return of("Random", c -> RoutingPolicy.random(seed * 31 + c));
+      case "leastloaded":
+        return of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c));
+      case "prefixhash": return of("PrefixHash", c -> RoutingPolicy.prefixHash());
+      case "cacheaware": return of("CacheAware", c -> RoutingPolicy.cacheAware());
+      case "sglang": return of("SGLang", c -> SglangCacheAware.policy(seed * 31 + c));
+      case "llm-d": return of("llm-d", c -> LlmdScorer.policy(seed * 31 + c));
+      case "dynamo": return of("Dynamo", c -> DynamoKvRouter.policy(seed * 31 + c));
+      case "oracle": return oracle();
+      case "prefixhash-inflight":
+        return of("PrefixHash in-flight only", c -> PrefixHash.builder().reportedLoad(false).build());
+      default:
+        throw new IllegalArgumentException("unknown policy '" + name + "'; known policies: "
+            + String.join(", ", NAMES) + " (or the sets all, standard, peers, queue-aware)");
+    }
+  }
+
+  /**
+   * The policies a comma-separated {@code spec} names, in its order: policy names ({@link #NAMES})
+   * and the sets {@code all}, {@code standard}, {@code peers} and {@code queue-aware}; a policy
+   * named twice is kept once.
+   *
+   * @throws IllegalArgumentException for an empty spec or an unknown name
+   */
+  public static List<SimulatedPolicy> parse(String spec, long seed) {
+    requireNonNull(spec, "spec");
+    Map<String, SimulatedPolicy> out = new LinkedHashMap<>();
+    for (String part : spec.split(",", -1)) {
+      String name = part.trim().toLowerCase(Locale.ROOT);
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("policy list '" + spec + "' has an empty name");
+      }
+      List<SimulatedPolicy> set;
+      switch (name) {
+        case "all": set = all(seed); break;
+        case "standard": set = standard(seed); break;
+        case "peers": set = peers(seed); break;
+        case "queue-aware": set = queueAwareComparison(); break;
+        default: set = List.of(named(name, seed));
+      }
+      for (SimulatedPolicy p : set) out.putIfAbsent(p.name(), p);
+    }
+    return List.copyOf(out.values());
   }
 
   public String name() {
@@ -80,6 +153,19 @@ public final class SimulatedPolicy {
 
   boolean isOracle() {
     return perClient == null;
+  }
+
+  /**
+   * Whether this is the policy {@code LlmClient} routes with when none is set ({@link
+   * RoutingPolicy#defaultPolicy()}): its policies are of the same class and describe their
+   * configuration ({@code toString()}) the same way. Derived from the client's default, not from a
+   * name, so it follows a change of default.
+   */
+  public boolean isClientDefault() {
+    if (isOracle()) return false;
+    RoutingPolicy mine = newPolicy(0);
+    RoutingPolicy theDefault = RoutingPolicy.defaultPolicy();
+    return mine.getClass() == theDefault.getClass() && mine.toString().equals(theDefault.toString());
   }
 
   RoutingPolicy newPolicy(int client) {

@@ -60,21 +60,32 @@ public final class SimulationReport {
     return sortedTtfts;
   }
 
-  /** A fixed-width text table, one row per policy; identical for identical runs. */
+  /**
+   * A fixed-width text table, one row per policy, the client's default policy marked {@code *};
+   * identical for identical runs.
+   */
   public String toTable() {
+    int width = 14;
+    for (PolicyResult r : results) width = Math.max(width, r.policy().length() + 2);
     StringBuilder s = new StringBuilder();
     s.append(settings).append('\n');
     s.append(String.format(Locale.ROOT, "hit-rate references: ideal %.1f%%, fleet-capacity %.1f%%%n",
         idealHitRate * 100, fleetCapacityHitRate * 100));
-    s.append(String.format(Locale.ROOT, "%-14s %7s %6s %9s %8s %8s %8s %9s %10s %7s %8s %9s%n",
+    s.append(String.format(Locale.ROOT, "%-" + width + "s %7s %6s %9s %8s %8s %8s %9s %10s %7s %8s %9s%n",
         "policy", "hit", "/ideal", "TTFT mean", "p50", "p99", "E2E p99", "queue", "out tok/s",
         "imbal", "SLO met", "goodput"));
+    String defaultPolicy = null;
     for (PolicyResult r : results) {
-      s.append(String.format(Locale.ROOT,
-          "%-14s %6.1f%% %5.0f%% %8.3fs %7.3fs %7.2fs %7.1fs %8.3fs %10.0f %7.2f %7.1f%% %7.2f/s%n",
-          r.policy(), r.hitRate() * 100, r.hitRateOfIdeal() * 100, r.ttftMean(), r.ttftP50(),
-          r.ttftP99(), r.e2eP99(), r.queueWaitMean(), r.throughput(), r.loadImbalance(),
-          r.sloAttainment() * 100, r.goodput()));
+      if (r.clientDefault()) defaultPolicy = r.policy();
+      s.append(String.format(Locale.ROOT, "%-" + width + "s %6.1f%% %5.0f%% %8.3fs %7.3fs %7.2fs %7.1fs"
+          + " %8.3fs %10.0f %7.2f %7.1f%% %7.2f/s%n",
+          r.policy() + (r.clientDefault() ? " *" : ""), r.hitRate() * 100,
+          r.hitRateOfIdeal() * 100, r.ttftMean(), r.ttftP50(), r.ttftP99(), r.e2eP99(),
+          r.queueWaitMean(), r.throughput(), r.loadImbalance(), r.sloAttainment() * 100,
+          r.goodput()));
+    }
+    if (defaultPolicy != null) {
+      s.append("* = the policy LlmClient uses by default (").append(defaultPolicy).append(")\n");
     }
     return s.toString();
   }

@@ -2,26 +2,13 @@ package io.github.llmrouter.sim;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
-import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
-import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.routing.PromptBlocks;
-import io.github.llmrouter.routing.Ranking;
-import io.github.llmrouter.routing.ReplicaPicker;
-import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Replays a {@link Trace} against a fleet of modelled replicas once per policy, in virtual time, and
@@ -35,16 +22,16 @@ import java.util.concurrent.Future;
  * System.out.println(report.toTable());
  * }</pre>
  *
- * <p><b>What a policy sees.</b> A trace has block ids, not text. Each request becomes a {@link
- * RoutingRequest} for model {@value #MODEL} whose prompt blocks are the trace's block ids, chained
- * ({@link PromptBlocks#ofBlockIds}: what a real client hashes from the prompt's text), whose prompt
- * text is a short text naming its first {@link Builder#keyBlocks(int) keyBlocks} block ids
- * (standing for the system prompt and first user message, which is what {@code PrefixHash}'s
- * default key hashes in a real client) and, with {@link Builder#sessionKeys(boolean)}, whose routing
- * key is the trace's session id. Policies never see the replicas' caches; only the oracle does.
- * What a client learns from answers reaches the policy as in production ({@link RoutedAttempt}): a
- * stream's first token when the replica emits it, the usage with its cached tokens when the
- * request completes, each at its virtual time.
+ * <p><b>What a policy sees.</b> A trace has block ids, not text. Each request reaches its client's
+ * policy as a {@link RoutingRequest} for model {@value #MODEL}, as a production request would: its
+ * whole prompt as {@link PromptBlocks} (chained hashes of its block ids, the model mixed into the
+ * first, with the trace's tokens per block and the prompt's length), a prompt text naming its first
+ * {@link Builder#keyBlocks(int) keyBlocks} block ids (standing for the system prompt and first user
+ * message, which is what {@code PrefixHash}'s default key hashes in a real client) and, with {@link
+ * Builder#sessionKeys(boolean)}, the trace's session id as routing key. Policies never see the
+ * replicas' caches; only the oracle does. What comes back to a client is what a client hears: the
+ * first token and the completion of each request at their times, with the cached prompt tokens the
+ * replica reports (see {@code RoutedAttempt}); simulated clients stream their answers.
  *
  * <p><b>Determinism.</b> A run depends only on the trace, the settings and the seed: policies run
  * in parallel, each on its own fleet in one thread.
@@ -64,6 +51,8 @@ public final class Simulator {
   public static final long DEFAULT_SEED = 1;
   /** Default interval at which each client scrapes every replica's load, seconds: {@value}. */
   public static final double DEFAULT_SCRAPE_INTERVAL_SECONDS = 1.0;
+  /** The first block's hash covers the model, as a client's prompt hashing does. */
+  private static final long MODEL_SEED = Hashing.xxh64(MODEL, 0);
 
   private final int replicas;
   private final int clients;
@@ -77,6 +66,7 @@ public final class Simulator {
   private final double scrapeInterval;
   private final double staleAfter;
   private final double[] slowdown;
+  private final Settings settings;
 
   private Simulator(Builder b) {
     this.replicas = b.replicas;
@@ -93,6 +83,8 @@ public final class Simulator {
     this.slowdown = new double[b.replicas];
     java.util.Arrays.fill(slowdown, 1.0);
     b.slowdowns.forEach((index, factor) -> slowdown[index] = factor);
+    this.settings = new Settings(replicas, clients, seed, scrapeInterval, staleAfter, profile,
+        slowdown);
   }
 
   public static Builder builder() {
@@ -102,51 +94,37 @@ public final class Simulator {
   /** Runs every policy on {@code trace} and reports them in policy order. */
   public SimulationReport run(Trace trace) {
     requireNonNull(trace, "trace");
-    long started = System.nanoTime();
-    Prepared prepared = prepare(trace);
-    double ideal = HitRateReferences.ideal(trace, prepared.chains);
-    long fleetBlocks = (long) replicas * Math.max(1, profile.cacheTokens() / trace.blockTokens());
-    double fleet = HitRateReferences.fleetCapacity(trace, prepared.chains, fleetBlocks);
+    return SimulationRuns.runAll(List.of(this), List.of(trace), threads).get(0);
+  }
 
-    List<RunOutcome> outcomes = new ArrayList<>();
-    int n = Math.max(1, Math.min(threads, policies.size()));
-    if (n == 1) {
-      for (SimulatedPolicy p : policies) outcomes.add(runOne(p, trace, prepared, ideal));
-    } else {
-      ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
-        Thread t = new Thread(r, "simulator");
-        t.setDaemon(true);
-        return t;
-      });
-      try {
-        List<Future<RunOutcome>> futures = new ArrayList<>();
-        for (SimulatedPolicy p : policies) futures.add(pool.submit(() -> runOne(p, trace, prepared, ideal)));
-        for (Future<RunOutcome> f : futures) outcomes.add(f.get());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("simulation interrupted", e);
-      } catch (ExecutionException e) {
-        Throwable c = e.getCause();
-        if (c instanceof RuntimeException re) throw re;
-        throw new IllegalStateException(c);
-      } finally {
-        pool.shutdownNow();
-      }
-    }
-    List<PolicyResult> results = new ArrayList<>();
-    List<double[]> ttfts = new ArrayList<>();
-    for (RunOutcome o : outcomes) {
-      results.add(o.result);
-      ttfts.add(o.sortedTtfts);
-    }
-    String settings = trace.size() + " requests, " + replicas + " replicas, " + clients
-        + (clients == 1 ? " client" : " clients") + ", keyBlocks " + keyBlocks
-        + (sessionKeys ? " (+session ids)" : "") + ", " + profile.name() + ", TTFT SLO "
-        + ttftSloSeconds + " s, seed " + seed
+  /** The report's one-line description of this simulator's settings on {@code trace}. */
+  String describe(Trace trace) {
+    return trace.size() + " requests, " + replicas + " replicas, " + clients
+        + (clients == 1 ? " client" : " clients") + ", " + describeShared();
+  }
+
+  /** The settings every row of a comparison shares: all but the request and client counts. */
+  String describeShared() {
+    return "keyBlocks " + keyBlocks + (sessionKeys ? " (+session ids)" : "") + ", " + profile.name()
+        + ", TTFT SLO " + ttftSloSeconds + " s, seed " + seed
         + (scrapeInterval > 0 ? ", scrape every " + scrapeInterval + " s" : ", no load reports")
         + slowdownText();
-    return new SimulationReport(settings, ideal, fleet, results, ttfts,
-        (System.nanoTime() - started) / 1_000_000L);
+  }
+
+  int replicas() {
+    return replicas;
+  }
+
+  int clients() {
+    return clients;
+  }
+
+  List<SimulatedPolicy> policies() {
+    return policies;
+  }
+
+  Settings settings() {
+    return settings;
   }
 
   private String slowdownText() {
@@ -157,26 +135,35 @@ public final class Simulator {
     return b.toString();
   }
 
-  /** The engine profile of replica {@code r}: the fleet's, slowed down by its factor. */
-  private EngineProfile profileOf(int r) {
-    double f = slowdown[r];
-    if (f == 1.0) return profile;
-    return profile.toBuilder().name(profile.name() + " x" + f + " slower")
-        .prefillTokensPerSecond(profile.prefillTokensPerSecond() / f)
-        .decodeStepMillis(profile.decodeStepSeconds() * 1000 * f)
-        .perSequenceMillis(profile.perSequenceSeconds() * 1000 * f)
-        .build();
+  /** What a {@link FleetRun} needs of the settings. */
+  record Settings(int replicas, int clients, long seed, double scrapeInterval, double staleAfter,
+      EngineProfile profile, double[] slowdown) {
+    /** The engine profile of replica {@code r}: the fleet's, slowed down by its factor. */
+    EngineProfile profileOf(int r) {
+      double f = slowdown[r];
+      if (f == 1.0) return profile;
+      return profile.toBuilder().name(profile.name() + " x" + f + " slower")
+          .prefillTokensPerSecond(profile.prefillTokensPerSecond() / f)
+          .decodeStepMillis(profile.decodeStepSeconds() * 1000 * f)
+          .perSequenceMillis(profile.perSequenceSeconds() * 1000 * f)
+          .build();
+    }
   }
 
-  /** What every policy's run shares: block chains, routing requests and client assignment. */
-  private static final class Prepared {
+  /**
+   * What every policy's run on one trace shares: block chains, routing requests, client
+   * assignment and the trace's hit-rate references. Read-only once built.
+   */
+  static final class Prepared {
     long[][] chains;
     RoutingRequest[] routing;
     int[] clientOf;
     int[] outputBlocks;
+    double idealHitRate;
+    double fleetCapacityHitRate;
   }
 
-  private Prepared prepare(Trace trace) {
+  Prepared prepare(Trace trace) {
     int n = trace.size();
     Prepared p = new Prepared();
     p.chains = new long[n][];
@@ -188,17 +175,25 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       p.chains[i] = chain(r.blockIds());
-      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys, bt);
+      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys,
+          PromptBlocks.of(p.chains[i], bt, r.inputTokens()));
       p.clientOf[i] = clients == 1 ? 0 : random.nextInt(clients);
       p.outputBlocks[i] = (r.outputTokens() + bt - 1) / bt;
     }
+    p.idealHitRate = HitRateReferences.ideal(trace, p.chains);
+    long fleetBlocks = (long) replicas * Math.max(1, profile.cacheTokens() / bt);
+    p.fleetCapacityHitRate = HitRateReferences.fleetCapacity(trace, p.chains, fleetBlocks);
     return p;
   }
 
-  /** Chained block keys: key i covers ids 0..i, so only a whole matching prefix hits. */
+  /**
+   * Chained block hashes, as a client would compute them: hash i covers the model name and block
+   * ids 0..i, so only a whole matching prefix of the same model hits. The engines' caches key their
+   * blocks by the same hashes.
+   */
   static long[] chain(long[] blockIds) {
     long[] chain = new long[blockIds.length];
-    long h = 0x243F6A8885A308D3L;
+    long h = MODEL_SEED;
     for (int i = 0; i < blockIds.length; i++) {
       h = Hashing.mix64(h * 0x9E3779B97F4A7C15L + blockIds[i]);
       chain[i] = h;
@@ -207,22 +202,21 @@ public final class Simulator {
   }
 
   /**
-   * What a client knows of a trace request: its prompt blocks, chained from the trace's block ids;
-   * a prompt text made of its leading block ids (the same text for the same leading blocks); and,
-   * if asked for, its session id as an explicit key.
+   * What a client knows of a trace request: its prompt as {@code blocks} (what a client hashes
+   * from a prompt's text), a prompt text made of its leading block ids (the same text for the same
+   * leading blocks) and its session id as an explicit key if asked for.
    */
   static RoutingRequest routingRequest(TraceRequest r, int keyBlocks, boolean sessionKeys,
-      int blockTokens) {
+      PromptBlocks blocks) {
     StringBuilder prompt = new StringBuilder("blocks");
     long[] ids = r.blockIds();
     for (int k = 0; k < Math.min(keyBlocks, ids.length); k++) prompt.append(':').append(ids[k]);
     return RoutingRequest.builder(MODEL).prompt(prompt.toString())
-        .routingKey(sessionKeys ? r.sessionId() : null)
-        .blocks(PromptBlocks.ofBlockIds(MODEL, ids, blockTokens, r.inputTokens()))
-        .build();
+        .routingKey(sessionKeys ? r.sessionId() : null).blocks(blocks).build();
   }
 
-  private static final class RunOutcome {
+  /** One policy's result on one row, with its sorted TTFTs for the charts. */
+  static final class RunOutcome {
     final PolicyResult result;
     final double[] sortedTtfts;
 
@@ -232,157 +226,8 @@ public final class Simulator {
     }
   }
 
-  private RunOutcome runOne(SimulatedPolicy policy, Trace trace, Prepared prepared, double ideal) {
-    List<Replica> list = new ArrayList<>(replicas);
-    for (int i = 0; i < replicas; i++) {
-      list.add(Replica.builder("http://replica-" + i + ".sim:8000").id("replica-" + i).build());
-    }
-    ReplicaSet set = ReplicaSet.of(list);
-    // Each client routes on the client's own LoadView, aged on a virtual clock: the effective
-    // queue, staleness, fleet-load and queue-wait rules are the production code's.
-    VirtualTicker clock = new VirtualTicker();
-    Duration staleAfter = Duration.ofNanos(Math.max(1, Math.round(this.staleAfter * 1e9)));
-    LocalLoad[] loads = new LocalLoad[clients];
-    ReplicaPicker[] pickers = new ReplicaPicker[clients];
-    for (int c = 0; c < clients; c++) {
-      loads[c] = LocalLoad.of(set, clock, staleAfter);
-      if (!policy.isOracle()) pickers[c] = policy.newPolicy(c).newPicker(set);
-    }
-    // What answers tell the clients' policies, delivered in virtual-time order before each
-    // arrival: a stream's first token, then the usage when the request completes.
-    Feedback feedback = new Feedback();
-    ReplicaEngine[] engines = new ReplicaEngine[replicas];
-    for (int r = 0; r < replicas; r++) {
-      engines[r] = new ReplicaEngine(profileOf(r), trace.blockTokens(), new ReplicaEngine.Completion() {
-        @Override
-        public void completed(Job j) {
-          loads[j.client].counter(j.replica).release();
-          feedback.add(j.finished, j, false);
-        }
-
-        @Override
-        public void firstToken(Job j) {
-          feedback.add(j.firstToken, j, true);
-        }
-      });
-    }
-    // Each client scrapes every replica once per interval, at its own phase: what it knows of a
-    // queue is up to one interval old, as in a real deployment.
-    double[] nextScrape = new double[clients];
-    double origin = trace.size() == 0 ? 0 : trace.requests().get(0).arrivalSeconds();
-    SplittableRandom phases = new SplittableRandom(seed ^ 0x5C4A9EL);
-    for (int c = 0; c < clients; c++) {
-      nextScrape[c] = scrapeInterval > 0 ? origin + phases.nextDouble() * scrapeInterval
-          : Double.POSITIVE_INFINITY;
-    }
-    int n = trace.size();
-    Job[] jobs = new Job[n];
-    for (int i = 0; i < n; i++) {
-      TraceRequest r = trace.requests().get(i);
-      double t = r.arrivalSeconds();
-      scrapeUntil(t, nextScrape, engines, loads, clock);
-      for (ReplicaEngine e : engines) e.advanceTo(t);
-      feedback.deliverUntil(t);
-      clock.set(t);
-      Job job = new Job(i, r, prepared.chains[i], prepared.outputBlocks[i], prepared.clientOf[i]);
-      int target;
-      if (policy.isOracle()) {
-        target = oraclePick(engines, job, t);
-      } else {
-        Ranking ranking = pickers[job.client].rank(prepared.routing[i], loads[job.client]);
-        target = ranking.next();
-        if (target < 0 || target >= replicas) {
-          throw new IllegalStateException(policy.name() + " returned replica index " + target);
-        }
-        job.attempt = ranking.sent(target, clock.read(), true);
-      }
-      job.replica = target;
-      loads[job.client].counter(target).acquire();
-      engines[target].submit(job, t);
-      jobs[i] = job;
-    }
-    for (ReplicaEngine e : engines) e.drain();
-    feedback.deliverUntil(Double.POSITIVE_INFINITY);
-    return summarise(policy.name(), trace, jobs, ideal);
-  }
-
-  /** Runs every client scrape due up to time {@code t}, in time order. */
-  private void scrapeUntil(double t, double[] nextScrape, ReplicaEngine[] engines,
-      LocalLoad[] loads, VirtualTicker clock) {
-    while (true) {
-      int c = -1;
-      for (int k = 0; k < nextScrape.length; k++) {
-        if (nextScrape[k] <= t && (c < 0 || nextScrape[k] < nextScrape[c])) c = k;
-      }
-      if (c < 0) return;
-      double s = nextScrape[c];
-      clock.set(s);
-      for (int r = 0; r < engines.length; r++) {
-        ReplicaEngine e = engines[r];
-        e.advanceTo(s);
-        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(),
-            e.awaitingFirstTokenCount(), e.cache().usage(), e.queueTimeSum(), e.admittedCount(),
-            clock.read(), LoadReport.Source.SCRAPE), false);
-      }
-      nextScrape[c] = s + scrapeInterval;
-    }
-  }
-
-  /** Answers' feedback to the policies, in virtual-time order (ties in the order produced). */
-  private static final class Feedback {
-    private record Event(double time, long sequence, Job job, boolean firstToken) {}
-
-    private final java.util.PriorityQueue<Event> events = new java.util.PriorityQueue<>(
-        java.util.Comparator.comparingDouble(Event::time).thenComparingLong(Event::sequence));
-    private long sequence;
-
-    void add(double time, Job job, boolean firstToken) {
-      if (job.attempt == RoutedAttempt.IGNORED) return;
-      events.add(new Event(time, sequence++, job, firstToken));
-    }
-
-    void deliverUntil(double t) {
-      while (!events.isEmpty() && events.peek().time() <= t) {
-        Event e = events.poll();
-        long nanos = Math.round(e.time() * 1e9);
-        if (e.firstToken()) {
-          e.job().attempt.firstToken(nanos);
-        } else {
-          e.job().attempt.completed(e.job().request.inputTokens(), e.job().cachedTokens, nanos);
-        }
-      }
-    }
-  }
-
-  /** Virtual time in nanoseconds, for the clients' load views. */
-  private static final class VirtualTicker implements Ticker {
-    private long nanos;
-
-    void set(double seconds) {
-      nanos = Math.round(seconds * 1e9);
-    }
-
-    @Override
-    public long read() {
-      return nanos;
-    }
-  }
-
-  /** The lowest estimated TTFT over all replicas; ties go to the lower index. */
-  private static int oraclePick(ReplicaEngine[] engines, Job job, double now) {
-    int best = 0;
-    double bestTtft = Double.MAX_VALUE;
-    for (int r = 0; r < engines.length; r++) {
-      double est = engines[r].estimateTtft(job, now);
-      if (est < bestTtft) {
-        bestTtft = est;
-        best = r;
-      }
-    }
-    return best;
-  }
-
-  private RunOutcome summarise(String name, Trace trace, Job[] jobs, double ideal) {
+  RunOutcome summarise(SimulatedPolicy policy, Job[] jobs, double ideal) {
+    String name = policy.name();
     int n = jobs.length;
     double[] ttft = new double[n];
     double[] e2e = new double[n];
@@ -414,9 +259,9 @@ public final class Simulator {
     double hit = prompt == 0 ? 0 : (double) cached / prompt;
     double meanLoad = Arrays.stream(perReplica).average().orElse(0);
     double maxLoad = Arrays.stream(perReplica).max().orElse(0);
-    PolicyResult result = new PolicyResult(name, n, hit, ideal == 0 ? 0 : hit / ideal,
-        n == 0 ? 0 : ttftSum / n, percentile(ttft, 0.50), percentile(ttft, 0.99),
-        percentile(e2e, 0.99), n == 0 ? 0 : queue / n, output / span,
+    PolicyResult result = new PolicyResult(name, policy.isClientDefault(), n, hit,
+        ideal == 0 ? 0 : hit / ideal, n == 0 ? 0 : ttftSum / n, percentile(ttft, 0.50),
+        percentile(ttft, 0.99), percentile(e2e, 0.99), n == 0 ? 0 : queue / n, output / span,
         meanLoad == 0 ? 1 : maxLoad / meanLoad, n == 0 ? 0 : (double) met / n, met / span);
     return new RunOutcome(result, ttft);
   }

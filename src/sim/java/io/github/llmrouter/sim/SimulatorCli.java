@@ -2,6 +2,7 @@ package io.github.llmrouter.sim;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,14 +11,17 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The simulator's command line: replays a trace for every standard policy and prints the table;
- * optionally sweeps the rate multiplier and writes a self-contained HTML report.
+ * The simulator's command line. By default it replays a trace (or a generated workload) for every
+ * policy and prints the table, optionally at several rate multipliers; with {@code --table} it runs
+ * the whole comparison (every workload at its rates, with 1 and 8 clients). It can write a
+ * self-contained HTML report and a CSV file.
  *
  * <pre>
- * mvn -B -q test-compile exec:java@sim -Dexec.args="--trace src/jmh/resources/traces/mooncake_conversation_trace.jsonl --html target/sim.html"
+ * mvn -B -q test-compile exec:java@sim -Dexec.args="--table --html target/sim.html --csv target/sim.csv"
  * </pre>
  *
- * Run with {@code --help} for every option.
+ * Run with {@code --help} for every option. Bad input (an unknown option or policy, a value out of
+ * range, a malformed trace line) ends the run with exit status 2 and a one-line message.
  */
 public final class SimulatorCli {
   /** The trace used when {@code --trace} and {@code --synthetic} are absent. */
@@ -28,18 +32,21 @@ public final class SimulatorCli {
   public static void main(String[] args) throws IOException {
     try {
       System.exit(run(args, System.out));
-    } catch (IllegalArgumentException | TraceFormatException e) {
-      System.err.println("error: " + e.getMessage());
+    } catch (IllegalArgumentException | TraceFormatException | UncheckedIOException e) {
+      System.err.println("error: " + e.getMessage()
+          + (e instanceof UncheckedIOException u ? " (" + u.getCause() + ")" : ""));
       System.exit(2);
     }
   }
 
   static final String USAGE = String.join("\n",
       "usage: SimulatorCli [options]",
+      "  --table               run the whole comparison: the trace at 1x-4x and each generated",
+      "                        workload at a moderate and a saturating rate, 1 and 8 clients",
       "  --trace FILE          Mooncake JSONL trace (default " + DEFAULT_TRACE + ")",
       "  --block-tokens N      tokens per hash id (default 512)",
-      "  --synthetic KIND      multi-turn | shared-prefix instead of a trace file",
-      "  --requests N          synthetic: number of requests (default 4000)",
+      "  --synthetic KIND      shared-prefix | multi-turn | agentic instead of a trace file",
+      "  --requests N          generated workloads: number of requests (default: the generator's)",
       "  --replicas N          replicas (default 8)",
       "  --clients K           independent routing clients (default 1)",
       "  --rate X              rate multiplier (default 1)",
@@ -50,132 +57,99 @@ public final class SimulatorCli {
       "  --slo SECONDS         TTFT SLO for goodput (default 2)",
       "  --seed N              seed (default 1)",
       "  --sweep X,Y,...       also run these rate multipliers (for the HTML chart)",
+      "  --policies LIST       comma-separated: " + String.join(", ", SimulatedPolicy.NAMES),
+      "                        or the sets all (default), standard, peers, queue-aware",
       "  --html FILE           write a self-contained HTML report",
-      "  --threads N           policies simulated at once (default: processors)",
+      "  --csv FILE            write " + Comparison.CSV_HEADER,
+      "                        (one line per policy and row; with several workloads, one file",
+      "                        per workload: FILE with -WORKLOAD before its extension)",
+      "  --threads N           runs simulated at once (default: processors; same results)",
       "  --scrape-interval S   seconds between load scrapes per client, 0 = none (default 1)",
       "  --stale-after S       ignore reports older than this (default 3 x scrape interval)",
-      "  --slow R:F            make replica R F times slower (repeatable)",
-      "  --policies SET        standard (default) | queue-aware | all");
+      "  --slow R:F            make replica R F times slower (repeatable)");
 
   static int run(String[] args, PrintStream out) throws IOException {
-    String tracePath = DEFAULT_TRACE;
-    String synthetic = null;
-    int requests = 4000;
-    int blockTokens = MooncakeTraceReader.MOONCAKE_BLOCK_TOKENS;
-    double rate = 1;
-    double[] window = null;
-    List<Double> sweep = new ArrayList<>();
-    String html = null;
-    String policies = "standard";
-    Simulator.Builder sim = Simulator.builder();
-    long seed = Simulator.DEFAULT_SEED;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--help":
-        case "-h":
-          out.println(USAGE);
-          return 0;
-        case "--trace": tracePath = value(args, ++i, a); break;
-        case "--block-tokens": blockTokens = Integer.parseInt(value(args, ++i, a)); break;
-        case "--synthetic": synthetic = value(args, ++i, a); break;
-        case "--requests": requests = Integer.parseInt(value(args, ++i, a)); break;
-        case "--replicas": sim.replicas(Integer.parseInt(value(args, ++i, a))); break;
-        case "--clients": sim.clients(Integer.parseInt(value(args, ++i, a))); break;
-        case "--rate": rate = Double.parseDouble(value(args, ++i, a)); break;
-        case "--window": {
-          String[] w = value(args, ++i, a).split(":");
-          if (w.length != 2) throw new IllegalArgumentException("--window expects FROM:TO seconds");
-          window = new double[] {Double.parseDouble(w[0]), Double.parseDouble(w[1])};
-          break;
-        }
-        case "--key-blocks": sim.keyBlocks(Integer.parseInt(value(args, ++i, a))); break;
-        case "--session-keys": sim.sessionKeys(true); break;
-        case "--profile": sim.profile(EngineProfile.named(value(args, ++i, a))); break;
-        case "--slo": sim.ttftSloSeconds(Double.parseDouble(value(args, ++i, a))); break;
-        case "--seed": seed = Long.parseLong(value(args, ++i, a)); break;
-        case "--threads": sim.threads(Integer.parseInt(value(args, ++i, a))); break;
-        case "--sweep":
-          for (String x : value(args, ++i, a).split(",")) sweep.add(Double.parseDouble(x.trim()));
-          break;
-        case "--html": html = value(args, ++i, a); break;
-        case "--scrape-interval": sim.scrapeIntervalSeconds(Double.parseDouble(value(args, ++i, a))); break;
-        case "--stale-after": sim.staleAfterSeconds(Double.parseDouble(value(args, ++i, a))); break;
-        case "--slow": {
-          String[] rf = value(args, ++i, a).split(":");
-          if (rf.length != 2) throw new IllegalArgumentException("--slow expects REPLICA:FACTOR");
-          sim.replicaSlowdown(Integer.parseInt(rf[0]), Double.parseDouble(rf[1]));
-          break;
-        }
-        case "--policies": policies = value(args, ++i, a); break;
-        default:
-          throw new IllegalArgumentException("unknown option '" + a + "'\n" + USAGE);
-      }
+    CliOptions o = CliOptions.parse(args);
+    if (o.help) {
+      out.println(USAGE);
+      return 0;
     }
-    sim.seed(seed);
-    switch (policies) {
-      case "standard": break;
-      case "queue-aware": sim.policies(SimulatedPolicy.queueAwareComparison()); break;
-      case "all": {
-        List<SimulatedPolicy> all = new ArrayList<>(SimulatedPolicy.standard(seed));
-        all.addAll(SimulatedPolicy.queueAwareComparison());
-        sim.policies(all);
-        break;
-      }
-      default:
-        throw new IllegalArgumentException("--policies must be standard, queue-aware or all, got '"
-            + policies + "'");
-    }
-    Simulator simulator = sim.build();
-
     long t0 = System.nanoTime();
     long c0 = cpuNanos();
-    Trace base;
-    if (synthetic == null) {
-      base = MooncakeTraceReader.read(Path.of(tracePath), blockTokens);
-    } else if (synthetic.equals("multi-turn")) {
-      base = SyntheticTraces.multiTurn().requests(requests).seed(seed).build();
-    } else if (synthetic.equals("shared-prefix")) {
-      base = SyntheticTraces.sharedPrefix().requests(requests).seed(seed).build();
+    Comparison comparison;
+    SimulationReport main = null;
+    List<Double> rates = new ArrayList<>();
+    List<SimulationReport> sweep = new ArrayList<>();
+    if (o.table) {
+      List<Workloads.Workload> workloads = new ArrayList<>();
+      workloads.add(Workloads.trace(Path.of(o.tracePath), o.blockTokens));
+      for (String w : Workloads.SYNTHETIC) workloads.add(Workloads.synthetic(w, o.requests, o.seed));
+      comparison = ComparisonTable.run(workloads, o.simulator, o.threads);
+      out.print(comparison.toTable());
     } else {
-      throw new IllegalArgumentException("--synthetic must be multi-turn or shared-prefix, got '"
-          + synthetic + "'");
+      Workloads.Workload w = o.synthetic == null
+          ? Workloads.trace(Path.of(o.tracePath), o.blockTokens)
+          : Workloads.synthetic(o.synthetic, o.requests, o.seed);
+      Trace base = o.window == null ? w.trace() : w.trace().window(o.window[0], o.window[1]);
+      Simulator simulator = o.simulator.build();
+      rates.add(o.rate);
+      for (double x : o.sweep) if (!rates.contains(x)) rates.add(x);
+      List<Simulator> sims = new ArrayList<>();
+      List<Trace> traces = new ArrayList<>();
+      for (double x : rates) {
+        sims.add(simulator);
+        traces.add(base.withRateMultiplier(x));
+      }
+      List<SimulationReport> reports = SimulationRuns.runAll(sims, traces, o.threads);
+      main = reports.get(0);
+      List<Comparison.Row> rows = new ArrayList<>();
+      for (int i = 0; i < rates.size(); i++) {
+        SimulationReport r = reports.get(i);
+        if (i > 0) out.println();
+        out.printf(Locale.ROOT, "rate x%s: ", fmt(rates.get(i)));
+        out.print(r.toTable());
+        rows.add(new Comparison.Row(w.name(), simulator.clients(), rates.get(i), r));
+      }
+      for (double x : o.sweep) sweep.add(reports.get(rates.indexOf(x)));
+      comparison = new Comparison(simulator.replicas() + " replicas, " + simulator.describeShared(),
+          rows);
     }
-    if (window != null) base = base.window(window[0], window[1]);
     long t1 = System.nanoTime();
     long c1 = cpuNanos();
-
-    SimulationReport main = simulator.run(base.withRateMultiplier(rate));
-    long t2 = System.nanoTime();
-    long c2 = cpuNanos();
-    out.printf(Locale.ROOT, "rate x%s: ", fmt(rate));
-    out.print(main.toTable());
-    out.printf(Locale.ROOT,
-        "read trace: %d ms wall (%d ms CPU); simulated %d policies: %d ms wall (%d ms CPU)%n",
-        (t1 - t0) / 1_000_000, (c1 - c0) / 1_000_000, main.results().size(),
-        (t2 - t1) / 1_000_000, (c2 - c1) / 1_000_000);
-
-    List<Double> rates = new ArrayList<>();
-    List<SimulationReport> reports = new ArrayList<>();
-    for (double x : sweep) {
-      if (x == rate) {
-        rates.add(x);
-        reports.add(main);
-        continue;
-      }
-      SimulationReport r = simulator.run(base.withRateMultiplier(x));
-      rates.add(x);
-      reports.add(r);
-      out.printf(Locale.ROOT, "%nrate x%s: ", fmt(x));
-      out.print(r.toTable());
+    int runs = 0;
+    for (Comparison.Row r : comparison.rows()) runs += r.report().results().size();
+    out.printf(Locale.ROOT, "%nsimulated %d rows, %d policy runs: %.1f s wall (%.1f s CPU, %d threads)%n",
+        comparison.rows().size(), runs, (t1 - t0) / 1e9, (c1 - c0) / 1e9, o.threads);
+    if (o.html != null) {
+      String page = o.table ? HtmlReport.render(comparison)
+          : HtmlReport.render(main, o.rate, o.sweep, sweep);
+      out.println("wrote " + write(Path.of(o.html), page));
     }
-    if (html != null) {
-      Path file = Path.of(html);
-      if (file.getParent() != null) Files.createDirectories(file.getParent());
-      Files.writeString(file, HtmlReport.render(main, rate, rates, reports), StandardCharsets.UTF_8);
-      out.println("wrote " + file);
+    if (o.csv != null) {
+      List<String> workloads = comparison.workloads();
+      Path file = Path.of(o.csv);
+      if (workloads.size() == 1) {
+        out.println("wrote " + write(file, comparison.toCsv(null)));
+      } else {
+        for (String w : workloads) out.println("wrote " + write(csvFileFor(file, w), comparison.toCsv(w)));
+      }
     }
     return 0;
+  }
+
+  /** {@code sim.csv} and {@code agentic} give {@code sim-agentic.csv}. */
+  static Path csvFileFor(Path file, String workload) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    String derived = dot > 0 ? name.substring(0, dot) + "-" + workload + name.substring(dot)
+        : name + "-" + workload;
+    return file.resolveSibling(derived);
+  }
+
+  private static Path write(Path file, String text) throws IOException {
+    if (file.getParent() != null) Files.createDirectories(file.getParent());
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    return file;
   }
 
   /** CPU time of the whole process (all threads), or 0 if the JVM cannot tell. */
@@ -184,11 +158,6 @@ public final class SimulatorCli {
         java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     if (os instanceof com.sun.management.OperatingSystemMXBean sun) return sun.getProcessCpuTime();
     return 0;
-  }
-
-  private static String value(String[] args, int i, String option) {
-    if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
-    return args[i];
   }
 
   static String fmt(double x) {

@@ -9,16 +9,22 @@ import java.util.SplittableRandom;
  *
  * <pre>{@code
  * Trace chat = SyntheticTraces.multiTurn().requests(5000).sessionsPerSecond(4).seed(7).build();
- * Trace rag = SyntheticTraces.sharedPrefix().groups(16).usersPerGroup(32).zipf(1.1).build();
+ * Trace tenants = SyntheticTraces.sharedPrefix().groups(256).systemTokens(4096).zipf(1.1).build();
+ * Trace agents = SyntheticTraces.agentic().requests(3000).seed(7).build();
  * }</pre>
  *
- * <p>Block ids are unique per content, as in Mooncake traces; a block that is partly filled in one
- * request and fuller in a later one gets a new id, since its content differs.
+ * <p>Every generator is seeded: the same settings and seed give the same trace. Block ids are
+ * unique per content, as in Mooncake traces; a block that is partly filled in one request and
+ * fuller in a later one gets a new id, since its content differs. Arrivals are open-loop: a
+ * request's time does not depend on how fast earlier ones were served.
  */
 public final class SyntheticTraces {
   private SyntheticTraces() {}
 
-  /** Shared-prefix groups: G system prompts × P users' questions, group popularity Zipf. */
+  /**
+   * Shared-prefix tenants: G tenants' system prompts × P users' questions each, tenant popularity
+   * Zipf; by default many tenants with long system prompts, more than one replica's cache holds.
+   */
   public static SharedPrefix sharedPrefix() {
     return new SharedPrefix();
   }
@@ -29,15 +35,23 @@ public final class SyntheticTraces {
   }
 
   /**
+   * Agentic sessions: a long tool preamble shared by every session, then dozens of turns whose
+   * context grows by a few thousand tokens each, sessions starting in bursts.
+   */
+  public static Agentic agentic() {
+    return new Agentic();
+  }
+
+  /**
    * Builds a shared-prefix workload: each request is a group's system prompt followed by one of
    * that group's users' questions (repeated questions hit fully), arriving as a Poisson process, or
    * bursty (alternating on/off periods at {@code burstFactor} times the rate and nearly idle).
    */
   public static final class SharedPrefix {
     private int requests = 4000;
-    private int groups = 16;
+    private int groups = 256;
     private int usersPerGroup = 32;
-    private int systemTokens = 2048;
+    private int systemTokens = 4096;
     private int questionTokens = 256;
     private int meanOutputTokens = 256;
     private double zipf = 1.1;
@@ -54,7 +68,7 @@ public final class SyntheticTraces {
       return this;
     }
 
-    /** Distinct system prompts G; default 16. */
+    /** Tenants G, each with its own system prompt; default 256. */
     public SharedPrefix groups(int g) {
       this.groups = g;
       return this;
@@ -66,7 +80,7 @@ public final class SyntheticTraces {
       return this;
     }
 
-    /** System prompt length, tokens; default 2048. */
+    /** System prompt length, tokens; default 4096 (256 × 4096 tokens: twice one replica's cache). */
     public SharedPrefix systemTokens(int t) {
       this.systemTokens = t;
       return this;
@@ -236,34 +250,204 @@ public final class SyntheticTraces {
       if (!(meanThinkSeconds >= 0)) throw new IllegalArgumentException("meanThinkSeconds must be >= 0");
       SplittableRandom random = new SplittableRandom(seed);
       List<TraceRequest> out = new ArrayList<>(requests);
-      long nextId = 1; // id 0 is reserved for the system prompt's full blocks
+      long[] nextId = {1}; // id 0 is reserved for the system prompt's full blocks
       double start = 0;
       int session = 0;
       while (out.size() < requests) {
         start += -Math.log(1 - random.nextDouble()) / sessionsPerSecond;
         double t = start;
-        // Full blocks keep their ids across turns; the partial tail block is re-identified.
-        List<Long> fullIds = new ArrayList<>();
-        int length = systemTokens;
-        for (int k = 0; k < systemTokens / blockTokens; k++) fullIds.add((long) k);
+        Conversation c = new Conversation(blockTokens, systemTokens, nextId);
+        int output = 0;
         boolean more = true;
         while (more && out.size() < requests) {
-          length += minUserTokens + random.nextInt(maxUserTokens - minUserTokens + 1);
-          int fullBlocks = length / blockTokens;
-          while (fullIds.size() < fullBlocks) fullIds.add(nextId++ << 8);
-          int blocks = (length + blockTokens - 1) / blockTokens;
-          long[] ids = new long[blocks];
-          for (int k = 0; k < fullBlocks; k++) ids[k] = fullIds.get(k);
-          if (blocks > fullBlocks) ids[fullBlocks] = (nextId++ << 8) | 1;
-          int output = exponential(random, meanOutputTokens);
-          out.add(new TraceRequest(t, length, output, ids, "s" + session));
-          length += output;
+          c.append(output + minUserTokens + random.nextInt(maxUserTokens - minUserTokens + 1));
+          output = exponential(random, meanOutputTokens);
+          out.add(new TraceRequest(t, c.length, output, c.blockIds(), "s" + session));
           t += -Math.log(1 - random.nextDouble()) * meanThinkSeconds;
           more = random.nextDouble() >= 1 / meanTurns;
         }
         session++;
       }
       return Trace.of(out, blockTokens);
+    }
+  }
+
+  /**
+   * Builds agentic sessions. Every session's prompt starts with the same tool preamble (tool
+   * definitions and system prompt). Sessions start in bursts: every {@code burstIntervalSeconds},
+   * {@code sessionsPerBurst} sessions start within {@code burstSpreadSeconds}. Each session has a
+   * uniform number of turns in {@code [minTurns, maxTurns]}; each turn's prompt is the previous
+   * one, the previous answer (a tool call, exponential length) and a tool result of uniform length
+   * in {@code [minStepTokens, maxStepTokens]}; the next turn arrives an exponential step time after
+   * the previous one (open loop). A session ends early rather than grow past {@code
+   * maxContextTokens}. Each request carries its session id.
+   */
+  public static final class Agentic {
+    private int requests = 3000;
+    private int preambleTokens = 8192;
+    private int sessionsPerBurst = 4;
+    private double burstIntervalSeconds = 30;
+    private double burstSpreadSeconds = 1;
+    private int minTurns = 20;
+    private int maxTurns = 40;
+    private int minStepTokens = 1000;
+    private int maxStepTokens = 4000;
+    private int meanOutputTokens = 150;
+    private double meanStepSeconds = 2;
+    private int maxContextTokens = 120_000;
+    private int blockTokens = 64;
+    private long seed = 1;
+
+    private Agentic() {}
+
+    /** Requests to generate (the last session is cut at this total); default 3000. */
+    public Agentic requests(int n) {
+      this.requests = n;
+      return this;
+    }
+
+    /** Shared tool preamble, tokens; default 8192. */
+    public Agentic preambleTokens(int t) {
+      this.preambleTokens = t;
+      return this;
+    }
+
+    /** Sessions starting in each burst; default 4. */
+    public Agentic sessionsPerBurst(int n) {
+      this.sessionsPerBurst = n;
+      return this;
+    }
+
+    /** Seconds from one burst of session starts to the next; default 30. */
+    public Agentic burstIntervalSeconds(double s) {
+      this.burstIntervalSeconds = s;
+      return this;
+    }
+
+    /** Seconds over which one burst's sessions start, uniformly; default 1. */
+    public Agentic burstSpreadSeconds(double s) {
+      this.burstSpreadSeconds = s;
+      return this;
+    }
+
+    /** Turns per session, uniform in [min, max]; default 20 to 40. */
+    public Agentic turns(int min, int max) {
+      this.minTurns = min;
+      this.maxTurns = max;
+      return this;
+    }
+
+    /** Tool result added per turn, tokens, uniform in [min, max]; default 1000 to 4000. */
+    public Agentic stepTokens(int min, int max) {
+      this.minStepTokens = min;
+      this.maxStepTokens = max;
+      return this;
+    }
+
+    /** Mean answer (tool call) length, exponential, at least 1 token; default 150. */
+    public Agentic meanOutputTokens(int t) {
+      this.meanOutputTokens = t;
+      return this;
+    }
+
+    /** Mean seconds between a turn and the next, exponential; default 2. */
+    public Agentic meanStepSeconds(double s) {
+      this.meanStepSeconds = s;
+      return this;
+    }
+
+    /** Longest prompt, tokens: a session ends before exceeding it; default 120,000. */
+    public Agentic maxContextTokens(int t) {
+      this.maxContextTokens = t;
+      return this;
+    }
+
+    /** Tokens per block id; default 64. */
+    public Agentic blockTokens(int t) {
+      this.blockTokens = t;
+      return this;
+    }
+
+    public Agentic seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Trace build() {
+      positive("requests", requests);
+      positive("preambleTokens", preambleTokens);
+      positive("sessionsPerBurst", sessionsPerBurst);
+      positive("meanOutputTokens", meanOutputTokens);
+      positive("blockTokens", blockTokens);
+      if (minTurns < 1 || maxTurns < minTurns) {
+        throw new IllegalArgumentException("turns must satisfy 1 <= min <= max, got [" + minTurns
+            + ", " + maxTurns + "]");
+      }
+      if (minStepTokens < 1 || maxStepTokens < minStepTokens) {
+        throw new IllegalArgumentException("stepTokens must satisfy 1 <= min <= max, got ["
+            + minStepTokens + ", " + maxStepTokens + "]");
+      }
+      if (!(burstIntervalSeconds > 0)) throw new IllegalArgumentException("burstIntervalSeconds must be > 0");
+      if (!(burstSpreadSeconds >= 0)) throw new IllegalArgumentException("burstSpreadSeconds must be >= 0");
+      if (!(meanStepSeconds >= 0)) throw new IllegalArgumentException("meanStepSeconds must be >= 0");
+      if (maxContextTokens < preambleTokens + maxStepTokens) {
+        throw new IllegalArgumentException("maxContextTokens must be >= preambleTokens + max stepTokens, got "
+            + maxContextTokens);
+      }
+      SplittableRandom random = new SplittableRandom(seed);
+      List<TraceRequest> out = new ArrayList<>(requests);
+      long[] nextId = {1}; // 0 is the preamble's namespace
+      int session = 0;
+      while (out.size() < requests) {
+        int burst = session / sessionsPerBurst;
+        double t = burst * burstIntervalSeconds + random.nextDouble() * burstSpreadSeconds;
+        Conversation c = new Conversation(blockTokens, preambleTokens, nextId);
+        int turns = minTurns + random.nextInt(maxTurns - minTurns + 1);
+        int output = 0;
+        for (int turn = 0; turn < turns && out.size() < requests; turn++) {
+          int step = minStepTokens + random.nextInt(maxStepTokens - minStepTokens + 1);
+          if (c.length + output + step > maxContextTokens) break;
+          c.append(output + step);
+          output = exponential(random, meanOutputTokens);
+          out.add(new TraceRequest(t, c.length, output, c.blockIds(), "a" + session));
+          t += -Math.log(1 - random.nextDouble()) * meanStepSeconds;
+        }
+        session++;
+      }
+      return Trace.of(out, blockTokens);
+    }
+  }
+
+  /**
+   * A prompt that only grows: its full blocks keep their ids, its partial last block gets a new id
+   * each time it changes. Starts with {@code sharedTokens} whose full blocks have ids 0, 1, ...
+   * (shared by every conversation); new ids come from {@code nextId}.
+   */
+  private static final class Conversation {
+    private final int blockTokens;
+    private final long[] nextId;
+    private final List<Long> fullIds = new ArrayList<>();
+    int length;
+
+    Conversation(int blockTokens, int sharedTokens, long[] nextId) {
+      this.blockTokens = blockTokens;
+      this.nextId = nextId;
+      this.length = sharedTokens;
+      for (int k = 0; k < sharedTokens / blockTokens; k++) fullIds.add((long) k);
+    }
+
+    void append(int tokens) {
+      length += tokens;
+    }
+
+    long[] blockIds() {
+      int fullBlocks = length / blockTokens;
+      while (fullIds.size() < fullBlocks) fullIds.add(nextId[0]++ << 8);
+      int blocks = (length + blockTokens - 1) / blockTokens;
+      long[] ids = new long[blocks];
+      for (int k = 0; k < fullBlocks; k++) ids[k] = fullIds.get(k);
+      if (blocks > fullBlocks) ids[fullBlocks] = (nextId[0]++ << 8) | 1;
+      return ids;
     }
   }
 

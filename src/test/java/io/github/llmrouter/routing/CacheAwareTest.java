@@ -140,7 +140,7 @@ class CacheAwareTest {
         Sent s = send(picker, load, request);
         nanos.addAndGet(50_000_000L);
         s.attempt().firstToken(nanos.get());
-        int prompt = request.blocks().tokens();
+        int prompt = request.blocks().promptTokens();
         // The home holds everything but the last message, unless it has just restarted.
         long cached = restarted ? 0 : prompt - 10;
         s.attempt().completed(prompt, cached, nanos.get());
@@ -161,7 +161,7 @@ class CacheAwareTest {
     LocalLoad load = load(fleet);
     RoutingRequest first = chat(MODEL, Fleets.randomText(RANDOM, 3000));
     Sent s = send(picker, load, first);
-    s.attempt().completed(first.blocks().tokens(), 0, nanos.get());
+    s.attempt().completed(first.blocks().promptTokens(), 0, nanos.get());
     load.counter(s.replica()).release();
     // The next turn is predicted from the index: the blocks were sent there a moment ago.
     RoutingRequest next = chat(MODEL, first.prompt().toString(), "answer", "next");
@@ -170,7 +170,7 @@ class CacheAwareTest {
     assertThat(ranking.versusRunnerUp()).contains("cached: index");
     Sent again = new Sent(s.replica(), ranking, ranking.sent(s.replica(), nanos.get(), true));
     // It answers that nothing was cached: it lost its cache.
-    again.attempt().completed(next.blocks().tokens(), 0, nanos.get());
+    again.attempt().completed(next.blocks().promptTokens(), 0, nanos.get());
     Ranking after = picker.rank(next, load);
     after.next();
     assertThat(after.versusRunnerUp()).doesNotContain("cached: index");

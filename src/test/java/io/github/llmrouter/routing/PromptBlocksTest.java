@@ -24,8 +24,11 @@ class PromptBlocksTest {
     // 700 system characters: 3 blocks (256, 256, 188); 300 user characters: 2 blocks.
     assertThat(b.size()).isEqualTo(5);
     assertThat(b.sharedBlocks()).as("the system prompt's blocks").isEqualTo(3);
-    assertThat(b.tokensThrough(2)).isEqualTo(700 / PromptBlocks.CHARS_PER_TOKEN);
-    assertThat(b.tokens()).isEqualTo(1000 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.tokensThrough(3)).isEqualTo(700 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.tokensThrough(0)).isZero();
+    assertThat(b.promptTokens()).isEqualTo(1000 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.blockTokens()).isEqualTo(256 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.fullBlocks()).as("the short last block may still change").isEqualTo(4);
 
     PromptBlocks other = RoutingRequest.builder(MODEL).message("system", SYSTEM)
         .message("user", "a different question").build().blocks(256);
@@ -87,7 +90,7 @@ class PromptBlocksTest {
     String huge = Fleets.randomText(RANDOM, 256 * (PromptBlocks.MAX_BLOCKS + 10));
     PromptBlocks b = RoutingRequest.of(MODEL, huge).blocks(256);
     assertThat(b.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
-    assertThat(b.tokens()).isEqualTo(huge.length() / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.promptTokens()).isEqualTo(huge.length() / PromptBlocks.CHARS_PER_TOKEN);
   }
 
   @Test
@@ -95,31 +98,63 @@ class PromptBlocksTest {
     assertThat(RoutingRequest.of(MODEL, null).blocks().size()).isZero();
     PromptBlocks empty = RoutingRequest.of(MODEL, "").blocks();
     assertThat(empty.size()).as("one empty block still carries the model").isEqualTo(1);
-    assertThat(empty.tokens()).isZero();
+    assertThat(empty.promptTokens()).isZero();
   }
 
   @Test
-  void blockIdsChainLikeText() {
-    PromptBlocks a = PromptBlocks.ofBlockIds(MODEL, new long[] {0, 1, 2}, 512, 1300);
-    PromptBlocks b = PromptBlocks.ofBlockIds(MODEL, new long[] {0, 1, 9}, 512, 1400);
-    PromptBlocks c = PromptBlocks.ofBlockIds(MODEL, new long[] {7, 1, 2}, 512, 1300);
-    assertThat(a.hash(1)).isEqualTo(b.hash(1));
-    assertThat(a.hash(2)).isNotEqualTo(b.hash(2));
-    assertThat(c.hash(1)).as("a block hash covers the blocks before it").isNotEqualTo(a.hash(1));
-    assertThat(a.tokensThrough(2)).isEqualTo(1300);
-    assertThat(a.tokensThrough(1)).isEqualTo(1024);
-    assertThat(a.sharedBlocks()).isEqualTo(-1);
-    RoutingRequest request = RoutingRequest.builder(MODEL).blocks(a).build();
-    assertThat(request.blocks(64)).as("precomputed blocks whatever the size").isSameAs(a);
-    assertThatThrownBy(() -> PromptBlocks.ofBlockIds(MODEL, new long[1], 0, 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tokensPerBlock");
+  void tokenBlocksCoverThePromptBlockByBlockWithAPartialLastBlock() {
+    PromptBlocks b = PromptBlocks.of(new long[] {11, 22, 33}, 512, 1100);
+    assertThat(b.size()).isEqualTo(3);
+    assertThat(b.hash(2)).isEqualTo(33);
+    assertThat(b.tokensThrough(0)).isZero();
+    assertThat(b.tokensThrough(1)).isEqualTo(512);
+    assertThat(b.tokensThrough(2)).isEqualTo(1024);
+    assertThat(b.tokensThrough(3)).isEqualTo(1100);
+    assertThat(b.fullBlocks()).isEqualTo(2);
+    assertThat(b.sharedBlocks()).as("roles unknown").isEqualTo(-1);
+    assertThat(PromptBlocks.of(new long[] {1, 2}, 16, 32).fullBlocks()).isEqualTo(2);
+    RoutingRequest request = RoutingRequest.builder(MODEL).blocks(b).build();
+    assertThat(request.blocks(64)).as("precomputed blocks whatever the size").isSameAs(b);
   }
 
   @Test
-  void neverPrintsThePrompt() {
+  void isImmutableAndComparedByValue() {
+    long[] hashes = {1, 2, 3};
+    PromptBlocks b = PromptBlocks.of(hashes, 16, 40);
+    hashes[0] = 99;
+    assertThat(b.hash(0)).isEqualTo(1);
+    assertThat(b).isEqualTo(PromptBlocks.of(new long[] {1, 2, 3}, 16, 40))
+        .hasSameHashCodeAs(PromptBlocks.of(new long[] {1, 2, 3}, 16, 40))
+        .isNotEqualTo(PromptBlocks.of(new long[] {1, 2, 4}, 16, 40));
+    assertThat(PromptBlocks.empty().size()).isZero();
+    assertThat(PromptBlocks.empty().tokensThrough(0)).isZero();
+  }
+
+  @Test
+  void rejectsNonsenseNamingTheArgument() {
+    assertThatThrownBy(() -> PromptBlocks.of(new long[0], 0, 1)).hasMessageContaining("blockTokens");
+    assertThatThrownBy(() -> PromptBlocks.of(new long[0], 1, -1)).hasMessageContaining("promptTokens");
+    assertThatThrownBy(() -> PromptBlocks.of(new long[] {1}, 1, 1).tokensThrough(2))
+        .hasMessageContaining("[0, 1]");
+    assertThatThrownBy(() -> RoutingRequest.of(MODEL, "x").blocks(0))
+        .hasMessageContaining("blockChars");
+  }
+
+  @Test
+  void theDefaultPolicyIsPrefixHashWithItsDefaults() {
+    RoutingPolicy p = RoutingPolicy.defaultPolicy();
+    assertThat(p).isInstanceOf(PrefixHash.class);
+    assertThat(p.toString()).isEqualTo(PrefixHash.builder().build().toString());
+  }
+
+  @Test
+  void neverPrintsThePromptNorItsHashes() {
     RoutingRequest request = chat(MODEL).routingKey("secret-session").build();
     assertThat(request.toString()).doesNotContain(QUESTION.substring(0, 20))
         .doesNotContain("secret-session");
-    assertThat(request.blocks().toString()).doesNotContain(QUESTION.substring(0, 20));
+    assertThat(request.blocks().toString()).doesNotContain(QUESTION.substring(0, 20))
+        .doesNotContain(Long.toString(request.blocks().hash(0)));
+    PromptBlocks blocks = PromptBlocks.of(new long[] {0xCAFEL}, 16, 5);
+    assertThat(blocks.toString()).doesNotContain("51966").doesNotContain("cafe");
   }
 }

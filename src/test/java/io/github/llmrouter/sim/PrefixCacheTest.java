@@ -21,8 +21,10 @@ class PrefixCacheTest {
       long[] chain = Simulator.chain(new long[] {random.nextInt(120)});
       long key = chain[0];
       assertThat(cache.match(chain)).isEqualTo(present.contains(key) ? 1 : 0);
-      cache.acquire(chain, 0);
-      cache.release(chain, 0);
+      int matched = cache.match(chain);
+      cache.acquire(chain, matched, 0);
+      cache.register(chain, matched, chain.length);
+      cache.release(chain, chain.length, 0);
       recency.remove(key);
       recency.addLast(key);
       present.add(key);

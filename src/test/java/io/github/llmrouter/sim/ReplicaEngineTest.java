@@ -32,6 +32,13 @@ class ReplicaEngineTest {
     return ids;
   }
 
+  /** Admits a whole prompt at once and registers all its blocks. */
+  private static void admitWhole(PrefixCache cache, long[] chain) {
+    int matched = cache.match(chain);
+    cache.acquire(chain, matched, 0);
+    cache.register(chain, matched, chain.length);
+  }
+
   private static void run(ReplicaEngine e, Job j) {
     e.advanceTo(j.arrival);
     e.submit(j, j.arrival);
@@ -97,6 +104,55 @@ class ReplicaEngineTest {
   }
 
   @Test
+  void aPromptsBlocksEnterTheCacheChunkByChunkAsTheirChunksAreScheduled() {
+    // vLLM V1: a block is cached when the step computing it is scheduled, not at admission.
+    ReplicaEngine e = engine(SIMPLE.toBuilder().tokenBudget(100).build());
+    Job a = job(0, 400, 1, ids(0, 40));
+    run(e, a);
+    e.advanceTo(0.15); // steps 0 and 1 (111 ms each) scheduled tokens 0-199 of 400
+    assertThat(e.cache().match(a.chain)).isEqualTo(20);
+    e.advanceTo(0.25); // step 2 scheduled tokens 200-299
+    assertThat(e.cache().match(a.chain)).isEqualTo(30);
+    e.drain();
+    assertThat(e.cache().match(a.chain)).isEqualTo(40);
+  }
+
+  @Test
+  void aSamePrefixRequestArrivingHalfWayThroughAPrefillHitsOnlyTheBlocksAlreadyScheduled() {
+    // With vLLM's long_prefill_token_threshold a long prompt takes 100 tokens per step, so the
+    // request behind it starts while it is still being computed.
+    ReplicaEngine e = engine(SIMPLE.toBuilder().longPrefillTokenThreshold(100).build());
+    Job a = job(0, 400, 1, ids(0, 40));
+    Job b = job(0.15, 400, 1, ids(0, 40)); // arrives during step 1, half-way through a's prefill
+    run(e, a);
+    run(e, b);
+    e.drain();
+    // Step 2 (from 0.222 s) schedules a's tokens 200-299 first, then admits b: blocks 0-29 are
+    // cached, 30-39 are not yet.
+    assertThat(b.admitted).isCloseTo(0.222, within(1e-9));
+    assertThat(b.cachedTokens).isEqualTo(300);
+    // Registered in the old way (every block at a's admission) b would have hit 399 tokens.
+    assertThat(a.cachedTokens).isZero();
+    assertThat(e.cache().match(b.chain)).isEqualTo(40);
+    assertThat(e.cache().pinned()).isZero();
+    assertThat(e.cache().used()).isEqualTo(40);
+  }
+
+  @Test
+  void withoutAChunkCapTheRequestBehindALongPromptWaitsForItsLastChunkAndHitsItAll() {
+    // vLLM's default: the running prefill takes the whole budget, so the request behind it is
+    // admitted with its last chunk, after every block has been scheduled.
+    ReplicaEngine e = engine(SIMPLE.toBuilder().tokenBudget(100).build());
+    Job a = job(0, 400, 1, ids(0, 40));
+    Job b = job(0.15, 400, 1, ids(0, 40));
+    run(e, a);
+    run(e, b);
+    e.drain();
+    assertThat(b.admitted).isGreaterThanOrEqualTo(a.firstToken);
+    assertThat(b.cachedTokens).isEqualTo(399);
+  }
+
+  @Test
   void anArrivalDuringALongDecodeJoinsAtTheNextStepBoundary() {
     ReplicaEngine e = engine(SIMPLE);
     Job a = job(0, 10, 300, ids(0, 1));
@@ -158,9 +214,9 @@ class ReplicaEngineTest {
   void aPromptsHeadOutlivesItsTail() {
     PrefixCache cache = new PrefixCache(4);
     long[] chain = Simulator.chain(ids(0, 4));
-    cache.acquire(chain, 0);
-    cache.release(chain, 0);
-    cache.acquire(Simulator.chain(ids(10, 2)), 0); // evicts the two least recently used
+    admitWhole(cache, chain);
+    cache.release(chain, chain.length, 0);
+    admitWhole(cache, Simulator.chain(ids(10, 2))); // evicts the two least recently used
     assertThat(cache.match(chain)).isEqualTo(2);
   }
 
@@ -186,9 +242,9 @@ class ReplicaEngineTest {
     PrefixCache cache = new PrefixCache(5);
     long[] pinned = Simulator.chain(ids(0, 3));
     long[] other = Simulator.chain(ids(10, 4));
-    cache.acquire(pinned, 0);
+    admitWhole(cache, pinned);
     assertThat(cache.fits(other, 0, 0)).isFalse();
-    cache.acquire(other, 0); // forced, as for a lone oversized request
+    admitWhole(cache, other); // forced, as for a lone oversized request
     assertThat(cache.match(pinned)).isEqualTo(3);
     assertThat(cache.pinned()).isEqualTo(7);
   }

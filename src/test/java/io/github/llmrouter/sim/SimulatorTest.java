@@ -3,9 +3,15 @@ package io.github.llmrouter.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.PromptBlocks;
+import io.github.llmrouter.routing.RoutedAttempt;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.nio.file.Path;
-import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,22 +98,118 @@ class SimulatorTest {
   }
 
   @Test
-  void aPolicySeesTheBlocksAndTheLeadingBlocksAsTextButNeverTheCache() {
+  void aPolicySeesTheLeadingBlocksAsTextButNeverTheCache() {
     TraceRequest a = new TraceRequest(0, 2000, 1, new long[] {0, 5, 6, 7}, "s1");
     TraceRequest b = new TraceRequest(0, 1500, 1, new long[] {0, 5, 9}, "s2");
-    RoutingRequest ra = Simulator.routingRequest(a, 2, false, 512);
-    RoutingRequest rb = Simulator.routingRequest(b, 2, false, 512);
+    PromptBlocks none = PromptBlocks.empty();
+    RoutingRequest ra = Simulator.routingRequest(a, 2, false, none);
+    RoutingRequest rb = Simulator.routingRequest(b, 2, false, none);
     assertThat(ra.prompt()).isEqualTo(rb.prompt());
     assertThat(ra.model()).isEqualTo(Simulator.MODEL);
     assertThat(ra.routingKey()).isNull();
-    assertThat(Simulator.routingRequest(a, 3, false, 512).prompt())
-        .isNotEqualTo(Simulator.routingRequest(b, 3, false, 512).prompt());
-    assertThat(Simulator.routingRequest(a, 2, true, 512).routingKey()).isEqualTo("s1");
-    // The whole prompt as chained blocks, as a client hashes it from text.
-    assertThat(ra.blocks().size()).isEqualTo(4);
-    assertThat(ra.blocks().hash(1)).isEqualTo(rb.blocks().hash(1));
-    assertThat(ra.blocks().hash(2)).isNotEqualTo(rb.blocks().hash(2));
-    assertThat(ra.blocks().tokens()).isEqualTo(2000);
+    assertThat(Simulator.routingRequest(a, 3, false, none).prompt())
+        .isNotEqualTo(Simulator.routingRequest(b, 3, false, none).prompt());
+    assertThat(Simulator.routingRequest(a, 2, true, none).routingKey()).isEqualTo("s1");
+  }
+
+  /** Records what reaches a policy and what comes back to it, for the two tests below. */
+  private static final class RecordingPolicy implements RoutingPolicy {
+    final List<RoutingRequest> requests = new ArrayList<>();
+    final List<String> events = new ArrayList<>();
+    long cachedTokens;
+    long promptTokens;
+    long lastEventNanos;
+    boolean timeWentBack;
+
+    @Override
+    public ReplicaPicker newPicker(ReplicaSet replicas) {
+      return (request, load) -> {
+        requests.add(request);
+        int id = requests.size() - 1;
+        return new Ranking() {
+          private int served = -1;
+
+          @Override
+          public int next() {
+            served = id % replicas.size();
+            return served;
+          }
+
+          @Override
+          public String reason() {
+            return "recording";
+          }
+
+          @Override
+          public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+            return new RoutedAttempt() {
+              @Override
+              public void firstToken(long at) {
+                record("first " + id + "@" + index, at);
+              }
+
+              @Override
+              public void completed(long prompt, long cached, long at) {
+                record("done " + id + "@" + index, at);
+                cachedTokens += cached;
+                promptTokens += prompt;
+              }
+            };
+          }
+
+          private void record(String event, long now) {
+            timeWentBack |= now < lastEventNanos;
+            lastEventNanos = now;
+            events.add(event);
+          }
+        };
+      };
+    }
+  }
+
+  @Test
+  void aPolicySeesTheWholePromptAsChainedBlockHashesOfTheTracesBlockIds() {
+    RecordingPolicy recording = new RecordingPolicy();
+    Trace small = chat.first(200);
+    Simulator.builder().policies(List.of(SimulatedPolicy.of("recording", c -> recording)))
+        .build().run(small);
+    assertThat(recording.requests).hasSize(small.size());
+    for (int i = 0; i < small.size(); i++) {
+      TraceRequest r = small.requests().get(i);
+      PromptBlocks blocks = recording.requests.get(i).blocks();
+      assertThat(blocks.promptTokens()).isEqualTo(r.inputTokens());
+      assertThat(blocks.blockTokens()).isEqualTo(small.blockTokens());
+      long[] chain = Simulator.chain(r.blockIds());
+      assertThat(blocks.size()).isEqualTo(chain.length);
+      for (int k = 0; k < chain.length; k++) assertThat(blocks.hash(k)).isEqualTo(chain[k]);
+    }
+    // Chained: equal leading block ids give equal leading hashes, and only those.
+    PromptBlocks a = PromptBlocks.of(Simulator.chain(new long[] {0, 5, 6}), 64, 192);
+    PromptBlocks b = PromptBlocks.of(Simulator.chain(new long[] {0, 5, 7}), 64, 192);
+    PromptBlocks c = PromptBlocks.of(Simulator.chain(new long[] {1, 5, 6}), 64, 192);
+    assertThat(a.hash(1)).isEqualTo(b.hash(1));
+    assertThat(a.hash(2)).isNotEqualTo(b.hash(2));
+    assertThat(a.hash(1)).isNotEqualTo(c.hash(1));
+  }
+
+  @Test
+  void everyResponseReportsItsFirstTokenThenItsCachedPromptTokensToThePolicyInTimeOrder() {
+    RecordingPolicy recording = new RecordingPolicy();
+    Trace small = chat.first(300);
+    SimulationReport r = Simulator.builder().clients(2)
+        .policies(List.of(SimulatedPolicy.of("recording", c -> recording))).build().run(small);
+    assertThat(recording.events).hasSize(2 * small.size());
+    for (int id = 0; id < small.size(); id++) {
+      String at = "@" + (id % 8);
+      int first = recording.events.indexOf("first " + id + at);
+      int done = recording.events.indexOf("done " + id + at);
+      assertThat(first).as("request %d", id).isNotNegative().isLessThan(done);
+    }
+    assertThat(recording.timeWentBack).isFalse();
+    // What the rankings heard is what the engines cached: the report's hit rate.
+    assertThat((double) recording.cachedTokens / recording.promptTokens)
+        .isCloseTo(r.result("recording").hitRate(), org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(recording.cachedTokens).isPositive();
   }
 
   @Test
