@@ -63,7 +63,7 @@ public final class CacheAware implements RoutingPolicy {
   /** Default prompt blocks the index remembers: {@value} (12 MiB). */
   public static final int DEFAULT_INDEX_BLOCKS = 1 << 19;
   /** Default load cap factor: {@value}. */
-  public static final double DEFAULT_LOAD_FACTOR = 1.25;
+  public static final double DEFAULT_LOAD_FACTOR = 2.0;
   /** Ring points per unit of weight; the same ring as {@link PrefixHash}'s default. */
   static final int POINTS_PER_WEIGHT = PrefixHash.DEFAULT_POINTS_PER_WEIGHT;
   /** Ring look-ups per key. */

@@ -11,7 +11,7 @@ import java.util.Locale;
  */
 final class CacheAwareRanking implements Ranking {
   /** Seconds of prefill queued on the least busy replica that count as overload: {@value}. */
-  static final double OVERLOAD_SECONDS = Tune.d("overload", 2);
+  static final double OVERLOAD_SECONDS = 2;
   /** Requests a replica may carry beyond its capped share: {@value}. */
   static final int LOAD_SLACK = 4;
 
@@ -129,7 +129,6 @@ final class CacheAwareRanking implements Ranking {
     // The fleet's business as the previous decision found it: one pass per decision, not two.
     lambda = memory.meanWait / (cal.typicalUncached() / cal.prefillRate());
     overload = memory.leastWait > OVERLOAD_SECONDS;
-    double totalPlusOne = load.totalInFlight() + 1.0;
     double tokens = blocks.promptTokens() * cal.tokenRatio();
     int best = -1;
     int second = -1;
@@ -139,6 +138,8 @@ final class CacheAwareRanking implements Ranking {
     double bestOverCost = Double.MAX_VALUE;
     double waits = 0;
     double least = Double.MAX_VALUE;
+    double awaitingSum = 0;
+    double awaitingPerWeight = (memory.awaiting + 1) / picker.replicas.totalWeight();
     for (int k = 0; k < n; k++) {
       int i = start + k;
       if (i >= n) i -= n;
@@ -152,9 +153,11 @@ final class CacheAwareRanking implements Ranking {
       // whichever client sends it: worth as much as the share of turns other clients send.
       if (i == conversationHome) uncached *= 1 - cal.foreignShare();
       double cost = wait + (1 + lambda) * uncached / rate;
+      double queued = awaiting(i, now);
+      awaitingSum += queued;
       // The cap is checked only for a replica that would improve on the best two within it.
       if (cost >= secondCost) continue;
-      if (picker.cap.admits(i, load.effectiveQueue(i, now), totalPlusOne, load, now, fleet)) {
+      if (picker.cap.admits(i, queued, awaitingPerWeight)) {
         if (cost < bestCost) {
           second = best;
           secondCost = bestCost;
@@ -169,7 +172,10 @@ final class CacheAwareRanking implements Ranking {
         bestOverCost = cost;
       }
     }
-    if (returned == 0) memory.observeWaits(waits / n, least);
+    if (returned == 0) {
+      memory.observeWaits(waits / n, least);
+      memory.awaiting = awaitingSum;
+    }
     if (best < 0) {
       best = bestOver;
       bestCost = bestOverCost;
@@ -204,10 +210,15 @@ final class CacheAwareRanking implements Ranking {
     return picker.states[i].ownWait(now) + othersWait(i, now, rate);
   }
 
-  static final boolean NO_OTHERS = Tune.d("noothers", 0) > 0;
+  /**
+   * Requests awaiting their first token on replica {@code i}: this client's, exactly, or the
+   * replica's last report (every client's) if it says more.
+   */
+  private double awaiting(int i, long now) {
+    return Math.max(picker.states[i].awaiting.get(), load.awaitingFirstToken(i, now));
+  }
 
   private double othersWait(int i, long now, double rate) {
-    if (NO_OTHERS) return 0;
     int reported = load.awaitingFirstToken(i, now);
     if (reported <= 0) return 0;
     long age = load.reportAgeNanos(i, now);
@@ -231,18 +242,15 @@ final class CacheAwareRanking implements Ranking {
     return blocks.tokensThrough(depth[slot]);
   }
 
-  static final double KCONV = Tune.d("kconv", -1);
-  static final double KSYS = Tune.d("ksys", -1);
-
   private double conversationPrediction(int i) {
     if (i != conversationHome) return 0;
     boolean trust = overload && !conversationKnown;
-    return conversationTokens * (trust ? 1 : KCONV >= 0 ? KCONV : picker.states[i].conversationConfidence);
+    return conversationTokens * (trust ? 1 : picker.states[i].conversationConfidence);
   }
 
   private double systemPrediction(int i) {
     if (i != systemHome) return 0;
-    return systemTokens * (overload ? 1 : KSYS >= 0 ? KSYS : picker.states[i].systemConfidence);
+    return systemTokens * (overload ? 1 : picker.states[i].systemConfidence);
   }
 
   private int source(int i) {
@@ -319,7 +327,8 @@ final class CacheAwareRanking implements Ranking {
         index == conversationHome && !conversationKnown && conversationTokens > 0
             ? conversationTokens * ratio : 0,
         blocks.tokensThrough(Math.min(shared, blocks.size())) * ratio,
-        index == systemHome ? systemTokens * ratio : 0, conversationKnown);
+        index == systemHome ? systemTokens * ratio : 0,
+        conversationKnown);
   }
 
   /** What one sent attempt expected, to learn from what its answer reports. */
@@ -367,14 +376,14 @@ final class CacheAwareRanking implements Ranking {
     public void firstToken(long nanos) {
       if (firstTokenNanos >= 0 || done) return;
       firstTokenNanos = nanos;
-      state.started(prefillNanos, streamed, nanos);
+      state.started(prefillNanos, streamed);
     }
 
     @Override
     public void completed(long promptTokens, long cachedTokens, long nanos) {
       if (done) return;
       done = true;
-      if (firstTokenNanos < 0) state.started(prefillNanos, streamed, nanos);
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
       Calibration cal = memory.calibration;
       cal.promptTokens(promptTokens, estimatedTokens);
       if (cachedTokens < 0 || promptTokens <= 0) {
@@ -401,7 +410,9 @@ final class CacheAwareRanking implements Ranking {
             Math.min(1, cachedTokens / systemTokens));
       }
       int slot = state.slot;
-      if (indexTokens > 0 && indexAge >= 0 && slot >= 0) {
+      // Blocks sent moments ago may not be computed yet (an engine caches a block once the chunk
+      // computing it is scheduled): only older ones say whether the replica kept them.
+      if (indexTokens > 0 && indexAge >= FleetMemory.SETTLED && slot >= 0) {
         memory.learnHorizon(slot, indexAge, cachedTokens >= 0.8 * indexTokens);
         // Nothing cached, though this client sent these blocks there recently: the replica lost
         // its cache (a restart); what the index says of it no longer holds.
@@ -416,7 +427,7 @@ final class CacheAwareRanking implements Ranking {
       if (done) return;
       done = true;
       // Its prefill will not happen: take it out of the work ahead.
-      if (firstTokenNanos < 0) state.started(prefillNanos, streamed, nanos);
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
     }
   }
 }

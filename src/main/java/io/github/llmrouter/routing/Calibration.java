@@ -18,12 +18,22 @@ final class Calibration {
 
   /** Real prompt tokens per estimated token. */
   private volatile double tokenRatio = 1;
-  /** Decayed sums of prefilled tokens and of the seconds they took, per unit of weight. */
-  private volatile double rateTokens = INITIAL_PREFILL_TOKENS_PER_SECOND;
-  private volatile double rateSeconds = 1;
+  /**
+   * Decayed sums of a least-squares fit of time to first token against uncached tokens (per unit
+   * of weight), over requests sent to a replica with nothing ahead: {@code seconds = overhead +
+   * tokens / rate}, the overhead being an engine step's. Two pseudo-samples start it at the
+   * initial rate and a 10 ms overhead.
+   */
+  private double n = 2;
+  private double sumTokens = INITIAL_PREFILL_TOKENS_PER_SECOND;
+  private double sumSeconds = 1.02;
+  private double sumTokensSquared = INITIAL_PREFILL_TOKENS_PER_SECOND
+      * INITIAL_PREFILL_TOKENS_PER_SECOND;
+  private double sumProducts = INITIAL_PREFILL_TOKENS_PER_SECOND * 1.01;
+  private volatile double rate = INITIAL_PREFILL_TOKENS_PER_SECOND;
   private volatile double uncached = INITIAL_UNCACHED_TOKENS;
   /** Of the continued conversations that reached a replica holding them, the share unknown here. */
-  private volatile double foreign = Tune.d("phi0", 0.5);
+  private volatile double foreign = 0.5;
 
   /** Real tokens per estimated token of {@link PromptBlocks#promptTokens()}. */
   double tokenRatio() {
@@ -31,10 +41,8 @@ final class Calibration {
   }
 
   /** Prompt tokens one unit of replica weight prefills per second. */
-  static final double FIXED_RATE = Tune.d("rate", 0);
-
   double prefillRate() {
-    return FIXED_RATE > 0 ? FIXED_RATE : rateTokens / rateSeconds;
+    return rate;
   }
 
   /** The prompt tokens a request typically leaves to prefill. */
@@ -72,9 +80,18 @@ final class Calibration {
    * A replica of weight {@code weight} with nothing queued ahead prefilled {@code tokens} in
    * {@code seconds} (send to first token).
    */
-  void prefill(double tokens, double seconds, double weight) {
-    if (!(tokens > 0 && seconds > 0 && weight > 0)) return;
-    rateTokens = KEEP * rateTokens + tokens / weight;
-    rateSeconds = KEEP * rateSeconds + seconds;
+  synchronized void prefill(double tokens, double seconds, double weight) {
+    if (!(tokens >= 0 && seconds > 0 && weight > 0)) return;
+    double u = tokens / weight;
+    n = KEEP * n + 1;
+    sumTokens = KEEP * sumTokens + u;
+    sumSeconds = KEEP * sumSeconds + seconds;
+    sumTokensSquared = KEEP * sumTokensSquared + u * u;
+    sumProducts = KEEP * sumProducts + u * seconds;
+    double spread = n * sumTokensSquared - sumTokens * sumTokens;
+    // Too little spread in sizes to tell the per-token time from the overhead: keep the rate.
+    if (!(spread > 0.01 * sumTokensSquared * n)) return;
+    double slope = (n * sumProducts - sumTokens * sumSeconds) / spread;
+    if (slope > 0) rate = Math.min(1e9, 1 / slope);
   }
 }

@@ -23,8 +23,13 @@ import java.util.Map;
 final class FleetMemory implements PrefixIndex.Slots {
   /** A slot's blocks are trusted this long at first: 10 minutes, in index ticks. */
   static final int INITIAL_HORIZON = PrefixIndex.tick(600_000_000_000L);
-  /** The shortest horizon a slot learns: 1 s. */
-  static final int MIN_HORIZON = PrefixIndex.tick(1_000_000_000L);
+  /**
+   * How old, in index ticks, blocks must be before an answer says anything of whether the replica
+   * kept them: 5 s, time for the prefill that computes them to have been scheduled.
+   */
+  static final int SETTLED = PrefixIndex.tick(5_000_000_000L);
+  /** The shortest horizon a slot learns: {@link #SETTLED}. */
+  static final int MIN_HORIZON = SETTLED;
   /** The longest horizon a slot learns: 1 h. */
   static final int MAX_HORIZON = PrefixIndex.tick(3_600_000_000_000L);
   /** How far one answer moves a horizon towards the age it revealed: {@value}. */
@@ -49,6 +54,8 @@ final class FleetMemory implements PrefixIndex.Slots {
    */
   volatile double meanWait;
   volatile double leastWait;
+  /** Requests awaiting their first token over the fleet at the latest decision. */
+  volatile double awaiting;
 
   /** The latest time a request was sent, in index ticks: "now" for a slot given away. */
   volatile int lastTick;

@@ -35,10 +35,17 @@ final class LoadBound {
   boolean admits(int i, int q, double totalPlusOne, LoadView load, long now, FleetLoad fleet) {
     if (q >= 0) {
       int running = load.running(i, now);
-      if (running >= 0) {
-        return (long) q + running <= reportedShare[i] * fleet.loadPerWeight(now) + slack;
-      }
+      if (running >= 0) return admits(i, (long) q + running, fleet.loadPerWeight(now));
     }
     return load.inFlight(i) <= inFlightShare[i] * totalPlusOne + slack;
+  }
+
+  /**
+   * Whether replica {@code i}, carrying {@code load} of some measure while the fleet carries
+   * {@code loadPerWeight} of it per unit of weight, is within {@code reportedFactor × weight ×
+   * loadPerWeight + slack}.
+   */
+  boolean admits(int i, double load, double loadPerWeight) {
+    return load <= reportedShare[i] * loadPerWeight + slack;
   }
 }

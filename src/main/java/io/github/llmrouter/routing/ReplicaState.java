@@ -24,7 +24,7 @@ final class ReplicaState {
   }
 
   /** Where the confidences start: a ring prediction is as likely right as wrong. */
-  static final double INITIAL_CONFIDENCE = Tune.d("k0", 0.5);
+  static final double INITIAL_CONFIDENCE = 0.5;
   /** The least a confidence falls to, so that a replica that lost its cache is still tried. */
   static final double MIN_CONFIDENCE = 0.1;
   /** Weight of one sample in a confidence: {@value}. */
@@ -44,9 +44,7 @@ final class ReplicaState {
   private volatile long wholeDone;
   /** This client's requests sent to the replica that have not produced a first token yet. */
   final AtomicInteger awaiting = new AtomicInteger();
-  /** When the replica last made progress on this client's streamed prefills (ticker nanos). */
-  private volatile long progressAt = Long.MIN_VALUE;
-  static final boolean DRAIN = Tune.d("drain", 0) > 0;
+
   /** Fraction of a conversation's earlier turns its ring home turned out to hold. */
   volatile double conversationConfidence = INITIAL_CONFIDENCE;
   /** Fraction of a shared system prompt its ring home turned out to hold. */
@@ -60,14 +58,7 @@ final class ReplicaState {
   /** Seconds of this client's prefill work still ahead on the replica at {@code now}. */
   double ownWait(long now) {
     long whole = wholeDone;
-    long streamed = streamedPrefill.get();
-    if (DRAIN && streamed > 0) {
-      long since = now - progressAt;
-      // The head of the queue has been prefilling since the last first token (or since it was
-      // sent to an idle replica): that much of it is done.
-      if (since > 0) streamed = Math.max(0, streamed - since);
-    }
-    return (streamed + (whole > now ? whole - now : 0)) * 1e-9;
+    return (streamedPrefill.get() + (whole > now ? whole - now : 0)) * 1e-9;
   }
 
   /**
@@ -77,7 +68,7 @@ final class ReplicaState {
   void add(long now, long nanos, boolean streamed) {
     awaiting.incrementAndGet();
     if (streamed) {
-      if (streamedPrefill.getAndAdd(nanos) == 0) progressAt = now;
+      streamedPrefill.addAndGet(nanos);
       return;
     }
     while (true) {
@@ -86,13 +77,10 @@ final class ReplicaState {
     }
   }
 
-  /** A request sent with {@link #add} produced its first token at {@code at}, or never will. */
-  void started(long nanos, boolean streamed, long at) {
+  /** A request sent with {@link #add} produced its first token, or never will. */
+  void started(long nanos, boolean streamed) {
     awaiting.decrementAndGet();
-    if (streamed) {
-      streamedPrefill.addAndGet(-nanos);
-      progressAt = at;
-    }
+    if (streamed) streamedPrefill.addAndGet(-nanos);
   }
 
   /** Adds one sample in [0, 1] to a confidence, keeping it at least {@value #MIN_CONFIDENCE}. */

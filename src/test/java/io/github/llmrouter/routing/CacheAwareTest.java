@@ -116,7 +116,8 @@ class CacheAwareTest {
       // All at once: nothing has answered yet, nothing has produced a first token.
       perReplica[send(picker, load, chat(MODEL, question)).replica()]++;
     }
-    // The cap as the 100th request found it: 99 in flight plus itself, a share of 1/8.
+    // The cap as the 100th request found it: 99 awaiting their first token plus itself, a share
+    // of 1/8 each.
     double cap = CacheAware.DEFAULT_LOAD_FACTOR * 100 / 8 + CacheAwareRanking.LOAD_SLACK;
     for (int count : perReplica) assertThat(count - 1).isLessThanOrEqualTo((int) cap);
     // Each replica that holds the prefix takes what its cap allows, and no more.
@@ -163,6 +164,7 @@ class CacheAwareTest {
     Sent s = send(picker, load, first);
     s.attempt().completed(first.blocks().promptTokens(), 0, nanos.get());
     load.counter(s.replica()).release();
+    nanos.addAndGet(10_000_000_000L); // long enough for those blocks to have been computed
     // The next turn is predicted from the index: the blocks were sent there a moment ago.
     RoutingRequest next = chat(MODEL, first.prompt().toString(), "answer", "next");
     Ranking ranking = picker.rank(next, load);
