@@ -29,7 +29,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
@@ -53,9 +53,10 @@ import tools.jackson.core.JacksonException;
 
 /**
  * An OpenAI-compatible client for a fleet of inference replicas that routes every request, in
- * process, to the best replica for it: by default the replica whose prefix cache most likely holds
- * the request's prompt prefix, unless that replica is over its share of the load (see {@link
- * PrefixHash}). Failed attempts fail over to the next replica of the request's ranking.
+ * process, to the best replica for it: by default the one expected to give it its first token
+ * soonest, counting the prompt tokens each replica probably has cached and the prefill work queued
+ * there (see {@link CacheAware}). Failed attempts fail over to the next replica of the request's
+ * ranking.
  *
  * <pre>{@code
  * try (LlmClient client = LlmClient.builder()
@@ -433,7 +434,10 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link PrefixHash}). */
+    /**
+     * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link CacheAware}
+     * with its defaults). A policy instance is one client's memory: give each client its own.
+     */
     public Builder routingPolicy(RoutingPolicy routingPolicy) {
       this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
       return this;

@@ -141,10 +141,11 @@ class PromptBlocksTest {
   }
 
   @Test
-  void theDefaultPolicyIsPrefixHashWithItsDefaults() {
+  void theDefaultPolicyIsCacheAwareWithItsDefaultsAndItsOwnMemory() {
     RoutingPolicy p = RoutingPolicy.defaultPolicy();
-    assertThat(p).isInstanceOf(PrefixHash.class);
-    assertThat(p.toString()).isEqualTo(PrefixHash.builder().build().toString());
+    assertThat(p).isInstanceOf(CacheAware.class);
+    assertThat(p.toString()).isEqualTo(CacheAware.builder().build().toString());
+    assertThat(RoutingPolicy.defaultPolicy()).isNotSameAs(p);
   }
 
   @Test
