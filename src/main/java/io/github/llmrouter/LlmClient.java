@@ -2,7 +2,6 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
@@ -23,6 +22,7 @@ import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.HeaderFields;
 import io.github.llmrouter.replica.HealthChecker;
 import io.github.llmrouter.replica.HealthTracker;
 import io.github.llmrouter.replica.OutlierDetection;
@@ -35,16 +35,19 @@ import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
 import io.github.llmrouter.transport.Json;
 import io.github.llmrouter.transport.LoadScraper;
-import io.github.llmrouter.transport.SseStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
@@ -71,13 +74,43 @@ import tools.jackson.core.JacksonException;
  * }
  * }</pre>
  *
+ * <h2>How a call fails</h2>
+ *
+ * <p>Every exception a call throws (or completes its future with) is an {@link LlmException};
+ * nothing else escapes, and no call returns null. One rule says which:
+ *
+ * <ul>
+ *   <li>{@link io.github.llmrouter.api.RetriesExhaustedException}: <b>the router gave up</b>.
+ *       Every attempt failed in a way another attempt might have fixed (a 5xx or another
+ *       retryable status, a connection failure, a replica that timed out before answering, a
+ *       malformed answer) and no further attempt was allowed: the attempt limit, the retry
+ *       budget, no replica left, or a next attempt that could not start before the deadline.
+ *       Thrown even after one attempt; {@code attempts()} lists each attempt's replica,
+ *       duration and failure (status or cause).
+ *   <li>{@link io.github.llmrouter.api.ReplicaHttpException}: a replica judged the request with
+ *       a status that is not retryable (400, 401, 404, 422, ...). Trying elsewhere would not
+ *       help; earlier failed attempts are attached as suppressed exceptions.
+ *   <li>{@link io.github.llmrouter.api.LlmTimeoutException}: the call ran out of time: its
+ *       deadline ({@link Builder#callTimeout}) expired, or a stream went idle after its first
+ *       chunk ({@link Builder#streamIdleTimeout}).
+ *   <li>{@link io.github.llmrouter.api.StreamInterruptedException}: a stream broke after its
+ *       first chunk; never replayed.
+ *   <li>{@link io.github.llmrouter.api.NoReplicaAvailableException}: no attempt could be made
+ *       (an empty fleet, or every replica paused by {@code Retry-After} past the deadline).
+ *   <li>{@link io.github.llmrouter.api.FleetSaturatedException}: admission control refused the
+ *       call.
+ *   <li>a plain {@link LlmException}: the client is closed, the thread was interrupted, or the
+ *       request could not be written.
+ * </ul>
+ *
+ * <p>The {@code *Async} methods never throw (but for a null argument): they return a future that
+ * fails with one of the above.
+ *
  * <p>Thread-safe: share one client across the application. Close it to release its threads and
- * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone).
+ * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone). Every
+ * thread it starts is a daemon thread, so a client left unclosed never keeps the JVM alive.
  */
 public final class LlmClient implements AutoCloseable {
-  static final String CHAT_PATH = "/v1/chat/completions";
-  static final String COMPLETIONS_PATH = "/v1/completions";
-  static final String EMBEDDINGS_PATH = "/v1/embeddings";
   private static final byte[] STREAM_PREFIX =
       "{\"stream\":true,\"stream_options\":{\"include_usage\":true},".getBytes(
           java.nio.charset.StandardCharsets.US_ASCII);
@@ -128,71 +161,132 @@ public final class LlmClient implements AutoCloseable {
     dispatcher.publishLoadReport(replica.id(), report);
   }
 
-  /** A builder with every default; replicas or a resolver are required. */
+  /**
+   * Starts a client configuration with every default; set {@link Builder#replicas(String...)} or
+   * {@link Builder#resolver(ReplicaResolver)} before {@link Builder#build()}.
+   *
+   * @return a new, mutable builder (not thread-safe)
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A blocking chat completion. */
+  /**
+   * A blocking chat completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed (see the class comment for which)
+   */
   public ChatResponse chat(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("chat", CHAT_PATH, routing(request), body(request, false),
-        ChatResponse.class);
+    return dispatcher.call("chat", Endpoints.CHAT_PATH, routing(request), body(request, false),
+        Endpoints.CHAT);
   }
 
-  /** An asynchronous chat completion; the future completes on an I/O thread. */
+  /**
+   * An asynchronous chat completion. Never throws (but for a null request): every failure, even
+   * a closed client, completes the future exceptionally.
+   *
+   * @param request the request
+   * @return completes on an I/O thread with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("chat", CHAT_PATH, routing(request), body(request, false),
-        ChatResponse.class);
+    return async(() -> dispatcher.callAsync("chat", Endpoints.CHAT_PATH, routing(request),
+        body(request, false), Endpoints.CHAT));
   }
 
   /**
    * A streamed chat completion, returned once its first chunk has arrived. Close the stream (use
    * try-with-resources) to release the connection early.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.stream("chat.stream", CHAT_PATH, routing(request), body(request, true),
-        ChatChunk.class, ChunkAdapters.CHAT);
+    return dispatcher.stream("chat.stream", Endpoints.CHAT_PATH, routing(request),
+        body(request, true), ChatChunk.class, Endpoints.CHAT_CHUNKS);
   }
 
-  /** A blocking text completion. */
+  /**
+   * A blocking text completion.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public CompletionResponse completion(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("completion", COMPLETIONS_PATH, routing(request),
-        body(request, false), CompletionResponse.class);
+    return dispatcher.call("completion", Endpoints.COMPLETIONS_PATH, routing(request),
+        body(request, false), Endpoints.COMPLETION);
   }
 
-  /** An asynchronous text completion. */
+  /**
+   * An asynchronous text completion; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("completion", COMPLETIONS_PATH, routing(request),
-        body(request, false), CompletionResponse.class);
+    return async(() -> dispatcher.callAsync("completion", Endpoints.COMPLETIONS_PATH,
+        routing(request), body(request, false), Endpoints.COMPLETION));
   }
 
-  /** A streamed text completion, returned once its first chunk has arrived. */
+  /**
+   * A streamed text completion, returned once its first chunk has arrived.
+   *
+   * @param request the request
+   * @return the stream, its first chunk received
+   * @throws LlmException how the call failed before the first chunk
+   */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.stream("completion.stream", COMPLETIONS_PATH, routing(request),
-        body(request, true), CompletionResponse.class, ChunkAdapters.COMPLETION);
+    return dispatcher.stream("completion.stream", Endpoints.COMPLETIONS_PATH, routing(request),
+        body(request, true), CompletionResponse.class, Endpoints.COMPLETION_CHUNKS);
   }
 
-  /** Blocking embeddings. */
+  /**
+   * Blocking embeddings.
+   *
+   * @param request the request
+   * @return the answer, never null
+   * @throws LlmException how the call failed
+   */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.call("embeddings", EMBEDDINGS_PATH, routing(request), body(request, false),
-        EmbeddingResponse.class);
+    return dispatcher.call("embeddings", Endpoints.EMBEDDINGS_PATH, routing(request),
+        body(request, false), Endpoints.EMBEDDINGS);
   }
 
-  /** Asynchronous embeddings. */
+  /**
+   * Asynchronous embeddings; never throws, as {@link #chatAsync} does not.
+   *
+   * @param request the request
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     requireNonNull(request, "request");
-    return dispatcher.callAsync("embeddings", EMBEDDINGS_PATH, routing(request),
-        body(request, false), EmbeddingResponse.class);
+    return async(() -> dispatcher.callAsync("embeddings", Endpoints.EMBEDDINGS_PATH,
+        routing(request), body(request, false), Endpoints.EMBEDDINGS));
   }
 
-  /** The replicas this client routes to. */
+  /** Starts an asynchronous call; a failure to start completes the future instead of throwing. */
+  private static <T> CompletableFuture<T> async(Supplier<CompletableFuture<T>> start) {
+    try {
+      return start.get();
+    } catch (LlmException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * {@return the replicas this client routes to now: an immutable snapshot, empty until the
+   * resolver's first answer}
+   */
   public List<Replica> replicas() {
     return dispatcher.replicas().replicas();
   }
@@ -202,13 +296,21 @@ public final class LlmClient implements AutoCloseable {
    * once with a static list), as Armeria's {@code EndpointGroup.whenReady()} does; fails if the
    * client is closed first. Calls made before that wait by themselves, so this is for start-up
    * ordering and readiness probes, not a precondition.
+   *
+   * @return a future of the first non-empty replica list; completing it has no effect on the
+   *     client
    */
   public CompletableFuture<List<Replica>> whenReady() {
     // A dependent copy: callers cannot complete the client's own future.
     return dispatcher.whenReady().thenApply(r -> r);
   }
 
-  /** This client's requests in flight on the replica with {@code replicaId} (0 if unknown). */
+  /**
+   * {@return this client's requests in flight on the replica with {@code replicaId}, or 0 for an
+   * unknown id}
+   *
+   * @param replicaId a {@link Replica#id()}
+   */
   public int inFlight(String replicaId) {
     return dispatcher.inFlight(requireNonNull(replicaId, "replicaId"));
   }
@@ -219,6 +321,9 @@ public final class LlmClient implements AutoCloseable {
    * waiting requests, the mean per replica and the saturated replicas, with {@link
    * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler. Saturation uses
    * the admission thresholds ({@link Admission}'s defaults when admission is off).
+   *
+   * @return an immutable snapshot; it costs one pass over the replicas, so call it from a metrics
+   *     or autoscaling loop, not per request
    */
   public FleetSnapshot fleet() {
     LocalLoad load = dispatcher.load();
@@ -254,6 +359,9 @@ public final class LlmClient implements AutoCloseable {
    * Scrapes every replica's metrics once, now, if scraping is on; the future completes when every
    * scrape has finished. Reports also arrive on their own schedule; this is for tests and for
    * refreshing the view before a burst.
+   *
+   * @return a future that completes (never exceptionally) when every scrape has finished; at once
+   *     if scraping is off
    */
   public CompletableFuture<Void> scrapeLoadNow() {
     return scraper == null ? CompletableFuture.completedFuture(null) : scraper.scrapeAll();
@@ -291,11 +399,8 @@ public final class LlmClient implements AutoCloseable {
       if (scheduler == null) {
         // Two threads: retry backoffs, health checks and resolvers share it, and a slow DNS
         // lookup must not hold up a retry.
-        ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, r -> {
-          Thread t = new Thread(r, "llm-router-scheduler");
-          t.setDaemon(true);
-          return t;
-        });
+        ScheduledThreadPoolExecutor s =
+            new ScheduledThreadPoolExecutor(2, daemonThreads("llm-router-scheduler"));
         s.setRemoveOnCancelPolicy(true);
         scheduler = s;
       }
@@ -303,8 +408,18 @@ public final class LlmClient implements AutoCloseable {
     }
   }
 
+  /** Daemon threads named {@code prefix-N}: a client left unclosed never keeps the JVM alive. */
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
   private byte[] body(Object request, boolean stream) {
-    if (closed.get()) throw new IllegalStateException("LlmClient is closed");
+    if (closed.get()) throw new LlmException("LlmClient is closed");
     byte[] json;
     try {
       json = Json.MAPPER.writeValueAsBytes(request);
@@ -351,7 +466,10 @@ public final class LlmClient implements AutoCloseable {
       http = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(Math.min(b.maxConcurrentRequests, 256), 5,
               TimeUnit.MINUTES));
-      dispatcher = new Dispatcher();
+      // OkHttp's own executor makes non-daemon threads, which would keep the JVM alive for a
+      // minute after the last exchange of a client nobody closed (scrapes run every second).
+      dispatcher = new Dispatcher(new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
+          TimeUnit.SECONDS, new SynchronousQueue<>(), daemonThreads("llm-router-http")));
     }
     dispatcher.setMaxRequests(b.maxConcurrentRequests);
     dispatcher.setMaxRequestsPerHost(b.maxConcurrentRequests);
@@ -396,7 +514,7 @@ public final class LlmClient implements AutoCloseable {
     private @Nullable String apiKey;
     private @Nullable OkHttpClient okHttpClient;
     private RoutingListener listener = RoutingListener.NONE;
-    private Ticker ticker = Ticker.systemTicker();
+    private Ticker ticker = Ticker.system();
     private LoadReporting loadReporting = LoadReporting.defaults();
     private Admission admission = Admission.disabled();
     private @Nullable RuntimeException invalidReplica;
@@ -410,7 +528,13 @@ public final class LlmClient implements AutoCloseable {
 
     private Builder() {}
 
-    /** Adds replicas by base URL (for example {@code http://10.0.0.7:8000}). */
+    /**
+     * Adds replicas by base URL (for example {@code http://10.0.0.7:8000}); a malformed URL fails
+     * at {@link #build()}.
+     *
+     * @param baseUrls the replicas' base URLs, without the {@code /v1} suffix
+     * @return this builder
+     */
     public Builder replicas(String... baseUrls) {
       for (String url : baseUrls) {
         try {
@@ -422,13 +546,23 @@ public final class LlmClient implements AutoCloseable {
       return this;
     }
 
-    /** Adds replicas. */
+    /**
+     * Adds replicas.
+     *
+     * @param replicas the replicas; not null
+     * @return this builder
+     */
     public Builder replicas(List<Replica> replicas) {
       for (Replica r : requireNonNull(replicas, "replicas")) replica(r);
       return this;
     }
 
-    /** Adds one replica. */
+    /**
+     * Adds one replica.
+     *
+     * @param replica the replica; not null
+     * @return this builder
+     */
     public Builder replica(Replica replica) {
       replicas.add(requireNonNull(replica, "replica"));
       return this;
@@ -437,19 +571,32 @@ public final class LlmClient implements AutoCloseable {
     /**
      * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link CacheAware}
      * with its defaults). A policy instance is one client's memory: give each client its own.
+     *
+     * @param routingPolicy the routing policy; not null
+     * @return this builder
      */
     public Builder routingPolicy(RoutingPolicy routingPolicy) {
       this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
       return this;
     }
 
-    /** Retries and failover; default {@link RetryPolicy#defaults()}. */
+    /**
+     * Retries and failover; default {@link RetryPolicy#defaults()}.
+     *
+     * @param retryPolicy the retry policy; not null
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy retryPolicy) {
       this.retryPolicy = requireNonNull(retryPolicy, "retryPolicy");
       return this;
     }
 
-    /** Timeout to open a connection, in (0, 5 min]; default 5 s. */
+    /**
+     * Timeout to open a connection, in (0, 5 min]; default 5 s.
+     *
+     * @param connectTimeout the connect timeout; not null
+     * @return this builder
+     */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = requireNonNull(connectTimeout, "connectTimeout");
       return this;
@@ -459,13 +606,21 @@ public final class LlmClient implements AutoCloseable {
      * Timeout from sending a request to its first response byte (for streams, to the first
      * event), and afterwards between reads of a non-streamed body, in (0, 1 h]; default 60 s.
      * Engines that send nothing until a non-streamed generation ends need this to cover it.
+     *
+     * @param firstByteTimeout the first byte timeout; not null
+     * @return this builder
      */
     public Builder firstByteTimeout(Duration firstByteTimeout) {
       this.firstByteTimeout = requireNonNull(firstByteTimeout, "firstByteTimeout");
       return this;
     }
 
-    /** Longest gap between two events of a stream, in (0, 1 h]; default 30 s. */
+    /**
+     * Longest gap between two events of a stream, in (0, 1 h]; default 30 s.
+     *
+     * @param streamIdleTimeout the stream idle timeout; not null
+     * @return this builder
+     */
     public Builder streamIdleTimeout(Duration streamIdleTimeout) {
       this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
       return this;
@@ -474,35 +629,63 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Deadline of a whole call across all attempts and backoffs (for a stream: until it is fully
      * read), in [0, 24 h], {@link Duration#ZERO} for none; default 10 min.
+     *
+     * @param callTimeout the call timeout; not null
+     * @return this builder
      */
     public Builder callTimeout(Duration callTimeout) {
       this.callTimeout = requireNonNull(callTimeout, "callTimeout");
       return this;
     }
 
-    /** Concurrent requests in total and per replica, in [1, 65536]; default {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}. */
+    /**
+     * Concurrent requests in total and per replica, in [1, 65536]; default {@value
+     * #DEFAULT_MAX_CONCURRENT_REQUESTS}.
+     *
+     * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxConcurrentRequests(int maxConcurrentRequests) {
       this.maxConcurrentRequests = maxConcurrentRequests;
       return this;
     }
 
-    /** An API key sent as {@code Authorization: Bearer <key>}; never logged or printed. */
-    public Builder apiKey(String apiKey) {
-      this.apiKey = requireNonNull(apiKey, "apiKey");
+    /**
+     * An API key sent as {@code Authorization: Bearer <key>} with every request and metrics
+     * scrape; never logged or printed. {@code null} means no key, so {@code
+     * apiKey(System.getenv("VLLM_API_KEY"))} works whether the variable is set or not. {@link
+     * #build()} rejects a blank key and one that is not a valid header value (a line break, a
+     * control or non-ASCII character, leading or trailing whitespace), without showing it.
+     *
+     * @param apiKey the key, or null for none
+     * @return this builder
+     */
+    public Builder apiKey(@Nullable String apiKey) {
+      this.apiKey = apiKey;
       return this;
     }
 
     /**
      * An OkHttp client whose connection pool and threads to share. Its interceptors, TLS and proxy
      * settings are kept; timeouts, retry-on-connection-failure and the dispatcher's limits are
-     * the client's own.
+     * the client's own. OkHttp is the client's transport, so this is the one place where its type
+     * shows: it lets an application that already tunes an {@code OkHttpClient} (certificates,
+     * proxies, event listeners, tracing interceptors) reuse that work instead of repeating it.
+     *
+     * @param okHttpClient the ok http client; not null
+     * @return this builder
      */
     public Builder okHttpClient(OkHttpClient okHttpClient) {
       this.okHttpClient = requireNonNull(okHttpClient, "okHttpClient");
       return this;
     }
 
-    /** Receives routing events; default none. */
+    /**
+     * Receives routing events; default none.
+     *
+     * @param listener the listener; not null
+     * @return this builder
+     */
     public Builder listener(RoutingListener listener) {
       this.listener = requireNonNull(listener, "listener");
       return this;
@@ -511,6 +694,9 @@ public final class LlmClient implements AutoCloseable {
     /**
      * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
      * default the system ticker.
+     *
+     * @param ticker the ticker; not null
+     * @return this builder
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = requireNonNull(ticker, "ticker");
@@ -523,25 +709,43 @@ public final class LlmClient implements AutoCloseable {
      * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
      * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
      * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
+     *
+     * @param resolver the resolver; not null
+     * @return this builder
      */
     public Builder resolver(ReplicaResolver resolver) {
       this.resolver = requireNonNull(resolver, "resolver");
       return this;
     }
 
-    /** Active health checks (GET /health); default none: see {@link HealthCheck}. */
+    /**
+     * Active health checks (GET /health); default none: see {@link HealthCheck}.
+     *
+     * @param healthCheck the health check; not null
+     * @return this builder
+     */
     public Builder healthCheck(HealthCheck healthCheck) {
       this.healthCheck = requireNonNull(healthCheck, "healthCheck");
       return this;
     }
 
-    /** Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s). */
+    /**
+     * Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s).
+     *
+     * @param outlierDetection the outlier detection; not null
+     * @return this builder
+     */
     public Builder outlierDetection(OutlierDetection outlierDetection) {
       this.outlierDetection = requireNonNull(outlierDetection, "outlierDetection");
       return this;
     }
 
-    /** Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}. */
+    /**
+     * Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}.
+     *
+     * @param circuitBreaker the circuit breaker; not null
+     * @return this builder
+     */
     public Builder circuitBreaker(CircuitBreakerPolicy circuitBreaker) {
       this.circuitBreaker = requireNonNull(circuitBreaker, "circuitBreaker");
       return this;
@@ -551,6 +755,9 @@ public final class LlmClient implements AutoCloseable {
      * The window over which a replica that joined the fleet, or came back from an ejection or
      * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
      * Duration#ZERO} for none); default 30 s.
+     *
+     * @param slowStart the slow start; not null
+     * @return this builder
      */
     public Builder slowStart(Duration slowStart) {
       this.slowStart = requireNonNull(slowStart, "slowStart");
@@ -562,6 +769,9 @@ public final class LlmClient implements AutoCloseable {
      * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
      * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
      * NoReplicaAvailableException}.
+     *
+     * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
+     * @return this builder
      */
     public Builder maxWaitingCalls(int maxWaitingCalls) {
       this.maxWaitingCalls = maxWaitingCalls;
@@ -574,6 +784,9 @@ public final class LlmClient implements AutoCloseable {
      * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
      * {@link LoadReporting#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
      * {@link LoadReporting#disabled()} routes on this client's in-flight counts alone.
+     *
+     * @param loadReporting the load reporting; not null
+     * @return this builder
      */
     public Builder loadReporting(LoadReporting loadReporting) {
       this.loadReporting = requireNonNull(loadReporting, "loadReporting");
@@ -583,13 +796,26 @@ public final class LlmClient implements AutoCloseable {
     /**
      * Client-side admission control when every replica is saturated; default {@link
      * Admission#disabled()}.
+     *
+     * @param admission the admission; not null
+     * @return this builder
      */
     public Builder admission(Admission admission) {
       this.admission = requireNonNull(admission, "admission");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every knob and starts a client: its resolver, health checks and load scraping
+     * begin now. The first build in a class loader also checks the class path (OkHttp 5 alone, a
+     * jackson-annotations that Jackson 3 runs on), so that a build mixing versions fails here
+     * rather than on some later call.
+     *
+     * @return a started client; close it when done
+     * @throws IllegalArgumentException naming the first knob out of range
+     * @throws IllegalStateException if the class path mixes library versions the client cannot
+     *     run on; the message names the dependency line that fixes it
+     */
     public LlmClient build() {
       if (invalidReplica != null) throw invalidReplica;
       if (resolver != null && !replicas.isEmpty()) {
@@ -613,9 +839,13 @@ public final class LlmClient implements AutoCloseable {
         throw new IllegalArgumentException("maxConcurrentRequests must be in [1, 65536], got "
             + maxConcurrentRequests);
       }
-      if (apiKey != null && (apiKey.isBlank() || apiKey.indexOf('\n') >= 0 || apiKey.indexOf('\r') >= 0)) {
-        throw new IllegalArgumentException("apiKey must be non-blank and on one line");
+      if (apiKey != null) {
+        if (apiKey.isBlank()) {
+          throw new IllegalArgumentException("apiKey must not be blank (null for no key)");
+        }
+        HeaderFields.checkValue("Authorization", apiKey, "apiKey");
       }
+      RuntimeCompatibility.checkOnce();
       return new LlmClient(this, source);
     }
 
@@ -629,51 +859,6 @@ public final class LlmClient implements AutoCloseable {
     public String toString() {
       return "LlmClient.Builder{replicas=" + replicas.size() + ", apiKey="
           + (apiKey == null ? "none" : "<redacted>") + '}';
-    }
-  }
-
-  /** How the stream reader sees each chunk type. */
-  private static final class ChunkAdapters {
-    static final SseStream.ChunkAdapter<ChatChunk> CHAT = new SseStream.ChunkAdapter<>() {
-      @Override
-      public String textOf(ChatChunk chunk) {
-        return chunk.text();
-      }
-
-      @Override
-      public boolean isFinal(ChatChunk chunk) {
-        return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-      }
-
-      @Override
-      public @Nullable String errorOf(ChatChunk chunk) {
-        return errorIn(chunk.extra());
-      }
-    };
-
-    static final SseStream.ChunkAdapter<CompletionResponse> COMPLETION =
-        new SseStream.ChunkAdapter<>() {
-          @Override
-          public String textOf(CompletionResponse chunk) {
-            return chunk.text();
-          }
-
-          @Override
-          public boolean isFinal(CompletionResponse chunk) {
-            return !chunk.choices().isEmpty() && chunk.choices().get(0).finishReason() != null;
-          }
-
-          @Override
-          public @Nullable String errorOf(CompletionResponse chunk) {
-            return errorIn(chunk.extra());
-          }
-        };
-
-    /** vLLM and others report mid-stream failures as an event holding an error object. */
-    private static @Nullable String errorIn(Map<String, Object> extra) {
-      Object error = extra.get("error");
-      if (error != null) return String.valueOf(error);
-      return "error".equals(extra.get("object")) ? String.valueOf(extra.get("message")) : null;
     }
   }
 }

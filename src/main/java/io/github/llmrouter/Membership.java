@@ -2,7 +2,6 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.llmrouter.dispatch.RequestDispatcher;
 import io.github.llmrouter.observe.ResolverErrorEvent;
 import io.github.llmrouter.observe.RoutingListener;

@@ -133,7 +133,7 @@ class StreamingTest {
   }
 
   @Test
-  void anIdleGapLongerThanTheIdleTimeoutBreaksTheStream() {
+  void anIdleGapAfterTheFirstChunkIsAnLlmTimeoutExceptionHoldingWhatWasReceived() {
     first.enqueue(new MockResponse.Builder().code(200).setHeader("Content-Type", "text/event-stream")
         .body(chunk("a") + chunk("b") + "data: [DONE]\n\n")
         .throttleBody(chunk("a").length(), 3, TimeUnit.SECONDS).build());
@@ -144,8 +144,13 @@ class StreamingTest {
           // read until the stall
         }
       }
-    }).isInstanceOfSatisfying(StreamInterruptedException.class,
-        e -> assertThat(e.getCause()).isInstanceOf(LlmTimeoutException.class));
+    }).isInstanceOfSatisfying(LlmTimeoutException.class, e -> {
+      assertThat(e.receivedText()).isEqualTo("a");
+      assertThat(e.receivedChunks()).hasSize(1);
+      assertThat(e.isRetryable()).isFalse();
+      assertThat(e.getMessage()).contains("streamIdleTimeout").contains("after 1 chunks");
+    });
+    assertThat(client.inFlight(client.replicas().get(0).id())).isZero();
   }
 
   @Test

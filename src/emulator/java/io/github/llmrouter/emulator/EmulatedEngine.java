@@ -1,6 +1,5 @@
 package io.github.llmrouter.emulator;
 
-import io.github.llmrouter.routing.Hashing;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Locale;
@@ -146,10 +145,10 @@ final class EmulatedEngine {
 
   /** Deterministic output "tokens" for a prompt: one filler word each, space-separated. */
   String[] output(String prompt, int count) {
-    long seed = Hashing.xxh64(prompt, 0);
+    long seed = ContentHash.of(prompt, 0);
     String[] out = new String[count];
     for (int i = 0; i < count; i++) {
-      String w = WORDS[(int) Long.remainderUnsigned(Hashing.mix64(seed + i), WORDS.length)];
+      String w = WORDS[(int) Long.remainderUnsigned(ContentHash.mix(seed + i), WORDS.length)];
       out[i] = i == 0 ? w : " " + w;
     }
     return out;

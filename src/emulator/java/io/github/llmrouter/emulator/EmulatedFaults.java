@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,10 @@ import org.jspecify.annotations.Nullable;
  * second, whatever their timing. {@link #breakStreamAfter} is a separate script consumed only by
  * streaming requests, because a non-streaming request has no stream to break; it combines with a
  * step of the first script (a delayed request can also have its stream broken).
+ *
+ * <p>Besides the scripts, {@link #randomly} makes every inference request that the script leaves
+ * alone fail, reset or hang at given rates, drawn from a seeded generator: a chaos test's steady
+ * background of faults.
  */
 public final class EmulatedFaults {
   /** What {@code /health} answers until {@link #healthStatus(int)} says otherwise: {@value}. */
@@ -36,6 +41,12 @@ public final class EmulatedFaults {
   private final Deque<Step> streamBreaks = new ArrayDeque<>(); // guarded by this
   private volatile int healthStatus = DEFAULT_HEALTH_STATUS;
   private final AtomicLong injected = new AtomicLong();
+  // Random faults, guarded by this: the rates and the generator they are drawn from.
+  private double failRate;
+  private int failStatus = 503;
+  private double resetRate;
+  private double hangRate;
+  private SplittableRandom random = new SplittableRandom(0);
 
   EmulatedFaults() {}
 
@@ -125,11 +136,57 @@ public final class EmulatedFaults {
     return this;
   }
 
-  /** Forgets every pending fault and makes {@code /health} answer 200 again. */
+  /**
+   * From now on, every inference request that the script leaves alone draws one fault at random:
+   * with probability {@code failRate} it is answered with {@code status} (as {@link #failNext}),
+   * with {@code resetRate} its connection is dropped (as {@link #resetNext}), with {@code
+   * hangRate} it hangs until the replica closes (as {@link #hangNext}); otherwise it is served.
+   * Zero rates turn random faults off. The draws come from a generator seeded with {@code seed},
+   * so a replica serving requests in the same order injects the same faults.
+   *
+   * @param seed seeds the draws
+   * @param failRate in [0, 1]
+   * @param status an HTTP status in [400, 599]
+   * @param resetRate in [0, 1]
+   * @param hangRate in [0, 1]; the three rates add up to at most 1
+   * @return this
+   */
+  public EmulatedFaults randomly(long seed, double failRate, int status, double resetRate,
+      double hangRate) {
+    checkRate("failRate", failRate);
+    checkRate("resetRate", resetRate);
+    checkRate("hangRate", hangRate);
+    if (failRate + resetRate + hangRate > 1.0) {
+      throw new IllegalArgumentException("failRate + resetRate + hangRate must be at most 1, got "
+          + (failRate + resetRate + hangRate));
+    }
+    if (status < 400 || status > 599) {
+      throw new IllegalArgumentException("failure status must be in [400, 599], got " + status);
+    }
+    synchronized (this) {
+      this.failRate = failRate;
+      this.failStatus = status;
+      this.resetRate = resetRate;
+      this.hangRate = hangRate;
+      this.random = new SplittableRandom(seed);
+    }
+    return this;
+  }
+
+  private static void checkRate(String name, double rate) {
+    if (!(rate >= 0 && rate <= 1)) {
+      throw new IllegalArgumentException(name + " must be in [0, 1], got " + rate);
+    }
+  }
+
+  /** Forgets every pending fault, turns random faults off and makes {@code /health} answer 200. */
   public EmulatedFaults clear() {
     synchronized (this) {
       script.clear();
       streamBreaks.clear();
+      failRate = 0;
+      resetRate = 0;
+      hangRate = 0;
     }
     healthStatus = DEFAULT_HEALTH_STATUS;
     return this;
@@ -152,9 +209,29 @@ public final class EmulatedFaults {
     return healthStatus;
   }
 
-  /** Takes the next step of the main script, or null when it is empty. */
+  /** Takes the next step of the main script, else a random fault if one is drawn, else null. */
   @Nullable Fault takeNext() {
-    return take(script);
+    Fault scripted = take(script);
+    return scripted != null ? scripted : drawRandom();
+  }
+
+  private @Nullable Fault drawRandom() {
+    Fault f;
+    synchronized (this) {
+      if (failRate + resetRate + hangRate == 0) return null;
+      double u = random.nextDouble();
+      if (u < failRate) {
+        f = new Fault(Kind.FAIL, failStatus, null, Duration.ZERO, 0);
+      } else if (u < failRate + resetRate) {
+        f = new Fault(Kind.RESET, 0, null, Duration.ZERO, 0);
+      } else if (u < failRate + resetRate + hangRate) {
+        f = new Fault(Kind.HANG, 0, null, Duration.ZERO, 0);
+      } else {
+        return null;
+      }
+    }
+    injected.incrementAndGet();
+    return f;
   }
 
   /** Takes the next stream break, or null when none is pending. */

@@ -2,7 +2,6 @@ package io.github.llmrouter.emulator;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.emulator.EmulatedEngine.Abort;
 import io.github.llmrouter.emulator.EmulatedFaults.Fault;
 import java.io.IOException;
@@ -188,6 +187,11 @@ final class EmulatedHandler implements HttpHandler {
     ex.getResponseHeaders().set("Cache-Control", "no-cache");
     ex.sendResponseHeaders(200, 0); // chunked
     OutputStream out = ex.getResponseBody();
+    // Put the status line and headers on the wire now, as an SSE server does: since JDK 23 the
+    // JDK server only buffers them here (it no longer flushes after sendResponseHeaders), so a
+    // stream broken before its first event would otherwise close the connection with the
+    // headers still unsent, and the client would see no response at all instead of a 200.
+    out.flush();
     int sent = 0;
     // The first event carries the first token and, for chat, the assistant role.
     int events = Math.max(1, tokens.length);
@@ -256,7 +260,7 @@ final class EmulatedHandler implements HttpHandler {
     double[] v = new double[EMBEDDING_DIMENSIONS];
     double norm = 0;
     for (int d = 0; d < v.length; d++) {
-      long h = Hashing.xxh64(text, d + 1);
+      long h = ContentHash.of(text, d + 1);
       v[d] = (h >>> 11) * 0x1.0p-53 * 2 - 1;
       norm += v[d] * v[d];
     }

@@ -1,6 +1,5 @@
 package io.github.llmrouter.emulator;
 
-import io.github.llmrouter.routing.Hashing;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -32,9 +31,9 @@ final class EmulatedPrefixCache {
   long[] blockHashes(String model, CharSequence prompt) {
     int n = prompt.length() / blockChars;
     long[] hashes = new long[n];
-    long h = Hashing.xxh64(model, 0);
+    long h = ContentHash.of(model, 0);
     for (int i = 0; i < n; i++) {
-      h = Hashing.xxh64(prompt, i * blockChars, (i + 1) * blockChars, h);
+      h = ContentHash.of(prompt, i * blockChars, (i + 1) * blockChars, h);
       hashes[i] = h;
     }
     return hashes;

@@ -1,6 +1,6 @@
 package io.github.llmrouter.bench;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
@@ -68,8 +68,8 @@ public class CacheAwareDecisionBenchmark {
       list.add(Replica.of("http://10.0." + (i / 250) + "." + (i % 250 + 1) + ":8000"));
     }
     ReplicaSet set = ReplicaSet.of(list);
-    load = LocalLoad.of(set, Ticker.systemTicker(), Duration.ofHours(1));
-    long at = Ticker.systemTicker().read();
+    load = LocalLoad.of(set, Ticker.system(), Duration.ofHours(1));
+    long at = Ticker.system().read();
     for (int i = 0; i < REPLICAS; i++) {
       int waiting = random.nextInt(7);
       double wait = 0.1 + 1.9 * random.nextDouble();

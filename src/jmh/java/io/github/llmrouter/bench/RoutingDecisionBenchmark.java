@@ -1,6 +1,6 @@
 package io.github.llmrouter.bench;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.load.LocalLoad;
@@ -146,13 +146,13 @@ public class RoutingDecisionBenchmark {
       }
       ReplicaSet set = ReplicaSet.of(list);
       picker = PrefixHash.builder().build().newPicker(set);
-      LocalLoad view = LocalLoad.of(set, Ticker.systemTicker(), Duration.ofHours(1));
+      LocalLoad view = LocalLoad.of(set, Ticker.system(), Duration.ofHours(1));
       for (int i = 0; i < 64; i++) {
         for (int k = random.nextInt(11); k > 0; k--) view.counter(i).acquire();
         int waiting = reports.equals("typical") ? random.nextInt(7) : 4 + random.nextInt(20);
         double kv = 0.2 + 0.8 * random.nextDouble();
         // Two scrapes a second apart, so that each replica has a recent queue wait (0.1–2 s).
-        long at = Ticker.systemTicker().read();
+        long at = Ticker.system().read();
         double wait = 0.1 + 1.9 * random.nextDouble();
         view.publish(i, new LoadReport(waiting, 8, kv, 100.0, 100.0, at - 1_000_000_000L,
             LoadReport.Source.SCRAPE), false);

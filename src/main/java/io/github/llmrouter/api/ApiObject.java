@@ -16,7 +16,10 @@ public abstract class ApiObject {
 
   ApiObject() {}
 
-  /** Fields the typed API does not model, in the order received; unmodifiable. */
+  /**
+   * {@return the fields the typed API does not model, in the order received; unmodifiable, empty if
+   * none}
+   */
   @JsonAnyGetter
   public final Map<String, Object> extra() {
     return JsonExtras.view(extra);

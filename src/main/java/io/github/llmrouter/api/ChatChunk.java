@@ -28,27 +28,32 @@ public final class ChatChunk extends ApiObject {
 
   private ChatChunk() {}
 
+  /** {@return the chunk's id as the server sent it (equal across one stream's chunks), or null} */
   public @Nullable String id() {
     return id;
   }
 
+  /** {@return the model that generated the chunk, or null if the server left it out} */
   public @Nullable String model() {
     return model;
   }
 
+  /** {@return the creation time in epoch seconds, as the server reported it; 0 if absent} */
   public long created() {
     return created;
   }
 
+  /** {@return this chunk's increments, one per choice; immutable, empty for a usage-only chunk} */
   public List<Delta> choices() {
     return choices;
   }
 
+  /** {@return token counts, present only on the last chunk of a stream that asked for them} */
   public @Nullable Usage usage() {
     return usage;
   }
 
-  /** The text this chunk adds to the first choice; empty if none. */
+  /** {@return the text this chunk adds to the first choice; empty, never null, if it adds none} */
   public String text() {
     if (choices.isEmpty() || choices.get(0).delta() == null) return "";
     String t = choices.get(0).delta().text();
@@ -74,15 +79,22 @@ public final class ChatChunk extends ApiObject {
 
     private Delta() {}
 
+    /** {@return the index of the choice this increment belongs to} */
     public int index() {
       return index;
     }
 
-    /** The increment: a role on the first chunk, then pieces of content. */
+    /**
+     * {@return the increment: a role on the first chunk, then pieces of content; null if absent}
+     */
     public @Nullable ChatMessage delta() {
       return delta;
     }
 
+    /**
+     * {@return why generation stopped ({@code stop}, {@code length}, ...) on a choice's last chunk;
+     * null before}
+     */
     public @Nullable String finishReason() {
       return finishReason;
     }

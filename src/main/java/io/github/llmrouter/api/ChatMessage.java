@@ -38,23 +38,44 @@ public final class ChatMessage extends ApiObject {
     setExtra(extra);
   }
 
-  /** A message with the given role and text. */
+  /**
+   * A message with the given role and text.
+   *
+   * @param role the role, such as {@code user} or {@code tool}; not null
+   * @param text the content; not null
+   * @return an immutable message
+   */
   public static ChatMessage of(String role, String text) {
     return new ChatMessage(requireNonNull(role, "role"), requireNonNull(text, "text"), null,
         JsonExtras.none());
   }
 
-  /** A {@code system} message. */
+  /**
+   * A {@code system} message.
+   *
+   * @param text the content; not null
+   * @return an immutable message
+   */
   public static ChatMessage system(String text) {
     return of("system", text);
   }
 
-  /** A {@code user} message. */
+  /**
+   * A {@code user} message.
+   *
+   * @param text the content; not null
+   * @return an immutable message
+   */
   public static ChatMessage user(String text) {
     return of("user", text);
   }
 
-  /** An {@code assistant} message (a previous turn of the conversation). */
+  /**
+   * An {@code assistant} message (a previous turn of the conversation).
+   *
+   * @param text the content; not null
+   * @return an immutable message
+   */
   public static ChatMessage assistant(String text) {
     return of("assistant", text);
   }
@@ -62,18 +83,26 @@ public final class ChatMessage extends ApiObject {
   /**
    * A message with arbitrary content (a text, or a list of content parts as maps) and extra fields
    * such as {@code tool_calls}; for everything the factories above do not cover.
+   *
+   * @param role the role; not null
+   * @param content a {@code String}, a {@code List} of content parts as maps, or null
+   * @param extra further fields sent as they are; copied, not null
+   * @return an immutable message
    */
   public static ChatMessage of(String role, @Nullable Object content, Map<String, Object> extra) {
     return new ChatMessage(requireNonNull(role, "role"), content, null,
         requireNonNull(extra, "extra"));
   }
 
-  /** The role ({@code system}, {@code user}, {@code assistant}, {@code tool}); null in a delta. */
+  /**
+   * {@return the role ({@code system}, {@code user}, {@code assistant}, {@code tool}); null in a
+   * delta that omits it}
+   */
   public @Nullable String role() {
     return role;
   }
 
-  /** The content as sent: a {@code String}, a {@code List} of content parts, or null. */
+  /** {@return the content as sent: a {@code String}, a {@code List} of content parts, or null} */
   public @Nullable Object content() {
     return content;
   }
@@ -81,6 +110,8 @@ public final class ChatMessage extends ApiObject {
   /**
    * The content as text: the string itself, or the {@code text} of every text part joined, or null
    * when there is no text.
+   *
+   * @return the text, or null when the content holds none
    */
   public @Nullable String text() {
     if (content == null || content instanceof String) return (String) content;
@@ -97,7 +128,7 @@ public final class ChatMessage extends ApiObject {
     return content.toString();
   }
 
-  /** The optional participant name. */
+  /** {@return the optional participant name, or null} */
   public @Nullable String name() {
     return name;
   }

@@ -72,39 +72,57 @@ public final class ChatRequest {
     this.routingKey = b.routingKey;
   }
 
-  /** A builder for a request to {@code model}. */
+  /**
+   * Starts a request to {@code model}, the name the replicas serve it under.
+   *
+   * @param model the model name; not blank
+   * @return a new builder (not thread-safe)
+   * @throws IllegalArgumentException if {@code model} is blank
+   */
   public static Builder builder(String model) {
     return new Builder(model);
   }
 
+  /** {@return the model name, never blank} */
   public String model() {
     return model;
   }
 
+  /** {@return the conversation in order; immutable, never empty} */
   public List<ChatMessage> messages() {
     return messages;
   }
 
+  /** {@return the {@code max_tokens} limit, or null to leave it to the server} */
   public @Nullable Integer maxTokens() {
     return maxTokens;
   }
 
+  /** {@return the sampling temperature, or null to leave it to the server} */
   public @Nullable Double temperature() {
     return temperature;
   }
 
-  /** Extra top-level fields sent as they are (vLLM's {@code top_k}, {@code min_p}, …). */
+  /**
+   * {@return the extra top-level fields sent as they are (vLLM's {@code top_k}, {@code min_p},
+   * ...); immutable, in insertion order}
+   */
   @JsonAnyGetter
   public Map<String, Object> extra() {
     return extra;
   }
 
-  /** The explicit affinity key, if set; never sent to the server. */
+  /**
+   * {@return the explicit affinity key, or null to route on the prompt; never sent to the server}
+   */
   public @Nullable String routingKey() {
     return routingKey;
   }
 
-  /** The text of the first {@code user} message: what prefix routing keys on. */
+  /**
+   * {@return the text of the first {@code user} message, what prefix routing keys on; null if there
+   * is none}
+   */
   public @Nullable String firstUserText() {
     for (ChatMessage m : messages) {
       if ("user".equals(m.role())) return m.text();
@@ -112,7 +130,7 @@ public final class ChatRequest {
     return null;
   }
 
-  /** A builder initialised from this request. */
+  /** {@return a new builder holding every field of this request, to derive a variant from it} */
   public Builder toBuilder() {
     Builder b = new Builder(model);
     b.messages.addAll(messages);
@@ -153,47 +171,103 @@ public final class ChatRequest {
       if (model.isBlank()) throw new IllegalArgumentException("model must not be blank");
     }
 
+    /**
+     * Appends a message to the conversation.
+     *
+     * @param message the message; not null
+     * @return this builder
+     */
     public Builder message(ChatMessage message) {
       messages.add(requireNonNull(message, "message"));
       return this;
     }
 
+    /**
+     * Appends messages to the conversation, in order.
+     *
+     * @param messages the messages; neither the list nor an element may be null
+     * @return this builder
+     */
     public Builder messages(List<ChatMessage> messages) {
       for (ChatMessage m : requireNonNull(messages, "messages")) message(m);
       return this;
     }
 
+    /**
+     * Limits the tokens generated ({@code max_tokens}); unset, the server's default applies.
+     *
+     * @param maxTokens at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxTokens} is below 1
+     */
     public Builder maxTokens(int maxTokens) {
       if (maxTokens < 1) throw new IllegalArgumentException("maxTokens must be >= 1, got " + maxTokens);
       this.maxTokens = maxTokens;
       return this;
     }
 
+    /**
+     * Sets the sampling temperature ({@code temperature}); unset, the server's default applies.
+     *
+     * @param temperature the temperature, passed on as it is (servers accept [0, 2])
+     * @return this builder
+     */
     public Builder temperature(double temperature) {
       this.temperature = temperature;
       return this;
     }
 
+    /**
+     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default
+     * applies.
+     *
+     * @param topP the mass, passed on as it is (servers accept (0, 1])
+     * @return this builder
+     */
     public Builder topP(double topP) {
       this.topP = topP;
       return this;
     }
 
+    /**
+     * Asks for {@code n} alternative completions; unset, one.
+     *
+     * @param n the number of choices, passed on as it is
+     * @return this builder
+     */
     public Builder n(int n) {
       this.n = n;
       return this;
     }
 
+    /**
+     * Sets sequences at which generation stops ({@code stop}).
+     *
+     * @param stop the stop sequences; copied, not null
+     * @return this builder
+     */
     public Builder stop(List<String> stop) {
       this.stop = List.copyOf(stop);
       return this;
     }
 
+    /**
+     * Sets the sampling seed ({@code seed}) for servers that honour it.
+     *
+     * @param seed the seed
+     * @return this builder
+     */
     public Builder seed(long seed) {
       this.seed = seed;
       return this;
     }
 
+    /**
+     * Sets the end-user id ({@code user}) the server may log.
+     *
+     * @param user the id; not null
+     * @return this builder
+     */
     public Builder user(String user) {
       this.user = requireNonNull(user, "user");
       return this;
@@ -203,6 +277,9 @@ public final class ChatRequest {
      * Adds a top-level field the typed API does not model; sent untouched. Values may be strings,
      * numbers, booleans, lists and maps (or anything Jackson can write).
      *
+     * @param field the top-level JSON field name; not null, not {@code stream}
+     * @param value the value; not null
+     * @return this builder
      * @throws IllegalArgumentException for {@code stream}, which the client controls
      */
     public Builder extra(String field, Object value) {
@@ -214,13 +291,21 @@ public final class ChatRequest {
     /**
      * An explicit affinity key (a session or conversation id) used by prefix routing instead of
      * the prompt prefix. Never sent to the server.
+     *
+     * @param routingKey the routing key; not null
+     * @return this builder
      */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
       return this;
     }
 
-    /** @throws IllegalStateException if no message was added */
+    /**
+     * Builds the request; the builder can be reused.
+     *
+     * @return an immutable, thread-safe request
+     * @throws IllegalStateException if no message was added
+     */
     public ChatRequest build() {
       if (messages.isEmpty()) throw new IllegalStateException("a chat request needs at least one message");
       return new ChatRequest(this);

@@ -31,29 +31,32 @@ public final class ChatResponse extends ApiObject {
 
   private ChatResponse() {}
 
+  /** {@return the response id as the server sent it, or null} */
   public @Nullable String id() {
     return id;
   }
 
+  /** {@return the model that answered, as the server named it, or null} */
   public @Nullable String model() {
     return model;
   }
 
-  /** Creation time in epoch seconds, as the server reported it. */
+  /** {@return the creation time in epoch seconds, as the server reported it; 0 if absent} */
   public long created() {
     return created;
   }
 
+  /** {@return the generated alternatives in index order; immutable, never null} */
   public List<Choice> choices() {
     return choices;
   }
 
-  /** Token counts, or null if the server sent none. */
+  /** {@return the token counts, or null if the server sent none} */
   public @Nullable Usage usage() {
     return usage;
   }
 
-  /** The text of the first choice's message, or null. */
+  /** {@return the text of the first choice's message, or null if there is none} */
   public @Nullable String text() {
     return choices.isEmpty() || choices.get(0).message() == null ? null
         : choices.get(0).message().text();
@@ -79,15 +82,20 @@ public final class ChatResponse extends ApiObject {
 
     private Choice() {}
 
+    /** {@return this choice's position among the response's choices} */
     public int index() {
       return index;
     }
 
+    /** {@return the generated message, or null if the server sent none} */
     public @Nullable ChatMessage message() {
       return message;
     }
 
-    /** {@code stop}, {@code length}, {@code tool_calls}, … or null. */
+    /**
+     * {@return why generation stopped: {@code stop}, {@code length}, {@code tool_calls}, ..., or
+     * null}
+     */
     public @Nullable String finishReason() {
       return finishReason;
     }

@@ -52,30 +52,42 @@ public final class CompletionRequest {
     this.routingKey = b.routingKey;
   }
 
-  /** A builder for a completion of {@code prompt} by {@code model}. */
+  /**
+   * Starts a completion of {@code prompt} by {@code model}.
+   *
+   * @param model the model name, as the replicas serve it; not blank
+   * @param prompt the prompt; not null (routing keys on its first characters)
+   * @return a new builder (not thread-safe)
+   * @throws IllegalArgumentException if {@code model} is blank
+   */
   public static Builder builder(String model, String prompt) {
     return new Builder(model, prompt);
   }
 
+  /** {@return the model name, never blank} */
   public String model() {
     return model;
   }
 
+  /** {@return the prompt, never null} */
   public String prompt() {
     return prompt;
   }
 
+  /** {@return the {@code max_tokens} limit, or null to leave it to the server} */
   public @Nullable Integer maxTokens() {
     return maxTokens;
   }
 
-  /** Extra top-level fields sent as they are. */
+  /** {@return the extra top-level fields sent as they are; immutable, in insertion order} */
   @JsonAnyGetter
   public Map<String, Object> extra() {
     return extra;
   }
 
-  /** The explicit affinity key, if set; never sent to the server. */
+  /**
+   * {@return the explicit affinity key, or null to route on the prompt; never sent to the server}
+   */
   public @Nullable String routingKey() {
     return routingKey;
   }
@@ -104,45 +116,94 @@ public final class CompletionRequest {
       if (model.isBlank()) throw new IllegalArgumentException("model must not be blank");
     }
 
+    /**
+     * Limits the tokens generated ({@code max_tokens}); unset, the server's default applies.
+     *
+     * @param maxTokens at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxTokens} is below 1
+     */
     public Builder maxTokens(int maxTokens) {
       if (maxTokens < 1) throw new IllegalArgumentException("maxTokens must be >= 1, got " + maxTokens);
       this.maxTokens = maxTokens;
       return this;
     }
 
+    /**
+     * Sets the sampling temperature; unset, the server's default applies.
+     *
+     * @param temperature the temperature, passed on as it is
+     * @return this builder
+     */
     public Builder temperature(double temperature) {
       this.temperature = temperature;
       return this;
     }
 
+    /**
+     * Sets nucleus sampling's probability mass ({@code top_p}); unset, the server's default
+     * applies.
+     *
+     * @param topP the mass, passed on as it is
+     * @return this builder
+     */
     public Builder topP(double topP) {
       this.topP = topP;
       return this;
     }
 
+    /**
+     * Sets sequences at which generation stops ({@code stop}).
+     *
+     * @param stop the stop sequences; copied, not null
+     * @return this builder
+     */
     public Builder stop(List<String> stop) {
       this.stop = List.copyOf(stop);
       return this;
     }
 
+    /**
+     * Sets the sampling seed for servers that honour it.
+     *
+     * @param seed the seed
+     * @return this builder
+     */
     public Builder seed(long seed) {
       this.seed = seed;
       return this;
     }
 
-    /** Adds a top-level field sent untouched; see {@link ChatRequest.Builder#extra}. */
+    /**
+     * Adds a top-level field sent untouched; see {@link ChatRequest.Builder#extra}.
+     *
+     * @param field the top-level JSON field name; not null, not {@code stream}
+     * @param value the value; not null
+     * @return this builder
+     * @throws IllegalArgumentException for {@code stream}, which the client controls
+     */
     public Builder extra(String field, Object value) {
       Requests.checkExtra(field, value);
       extra.put(field, value);
       return this;
     }
 
-    /** An explicit affinity key used by prefix routing instead of the prompt; never sent. */
+    /**
+     * An explicit affinity key used by prefix routing instead of the prompt; never sent.
+     *
+     * @param routingKey the routing key; not null
+     * @return this builder
+     */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
       return this;
     }
 
+    /**
+     * Builds the request; the builder can be reused.
+     *
+     * @return an immutable, thread-safe request
+     */
     public CompletionRequest build() {
       return new CompletionRequest(this);
     }

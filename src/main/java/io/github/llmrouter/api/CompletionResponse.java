@@ -28,27 +28,32 @@ public final class CompletionResponse extends ApiObject {
 
   private CompletionResponse() {}
 
+  /** {@return the response id as the server sent it (shared by a stream's chunks), or null} */
   public @Nullable String id() {
     return id;
   }
 
+  /** {@return the model that answered, as the server named it, or null} */
   public @Nullable String model() {
     return model;
   }
 
+  /** {@return the creation time in epoch seconds, as the server reported it; 0 if absent} */
   public long created() {
     return created;
   }
 
+  /** {@return the generated alternatives (for a stream chunk, their increments); immutable} */
   public List<Choice> choices() {
     return choices;
   }
 
+  /** {@return the token counts, or null if the server sent none} */
   public @Nullable Usage usage() {
     return usage;
   }
 
-  /** The first choice's text, or empty. */
+  /** {@return the first choice's text; empty, never null, if there is none} */
   public String text() {
     if (choices.isEmpty() || choices.get(0).text() == null) return "";
     return choices.get(0).text();
@@ -73,14 +78,17 @@ public final class CompletionResponse extends ApiObject {
 
     private Choice() {}
 
+    /** {@return this choice's position among the response's choices} */
     public int index() {
       return index;
     }
 
+    /** {@return the generated text (for a stream chunk, its increment), or null} */
     public @Nullable String text() {
       return text;
     }
 
+    /** {@return why generation stopped: {@code stop}, {@code length}, ..., or null} */
     public @Nullable String finishReason() {
       return finishReason;
     }

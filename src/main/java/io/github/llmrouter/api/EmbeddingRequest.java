@@ -33,31 +33,49 @@ public final class EmbeddingRequest {
     this.routingKey = b.routingKey;
   }
 
-  /** A builder for embeddings of {@code inputs} by {@code model}. */
+  /**
+   * Starts a request for embeddings of {@code inputs} by {@code model}.
+   *
+   * @param model the model name, as the replicas serve it; not null
+   * @param inputs the texts, at least one; copied (routing keys on the first)
+   * @return a new builder (not thread-safe)
+   * @throws IllegalArgumentException if {@code inputs} is empty
+   */
   public static Builder builder(String model, List<String> inputs) {
     return new Builder(model, inputs);
   }
 
-  /** A request for the embedding of one text. */
+  /**
+   * A request for the embedding of one text.
+   *
+   * @param model the model name; not null
+   * @param input the text; not null
+   * @return an immutable request
+   */
   public static EmbeddingRequest of(String model, String input) {
     return builder(model, List.of(input)).build();
   }
 
+  /** {@return the model name} */
   public String model() {
     return model;
   }
 
+  /** {@return the texts to embed, at least one; immutable} */
   public List<String> input() {
     return input;
   }
 
-  /** Extra top-level fields sent as they are. */
+  /** {@return the extra top-level fields sent as they are; immutable, in insertion order} */
   @JsonAnyGetter
   public Map<String, Object> extra() {
     return extra;
   }
 
-  /** The explicit affinity key, if set; never sent to the server. */
+  /**
+   * {@return the explicit affinity key, or null to route on the first input; never sent to the
+   * server}
+   */
   public @Nullable String routingKey() {
     return routingKey;
   }
@@ -81,24 +99,48 @@ public final class EmbeddingRequest {
       if (this.input.isEmpty()) throw new IllegalArgumentException("input must not be empty");
     }
 
+    /**
+     * Asks for vectors of {@code dimensions} components, for models that can shorten them; unset,
+     * the model's own size.
+     *
+     * @param dimensions the size, passed on as it is
+     * @return this builder
+     */
     public Builder dimensions(int dimensions) {
       this.dimensions = dimensions;
       return this;
     }
 
-    /** Adds a top-level field sent untouched. */
+    /**
+     * Adds a top-level field sent untouched.
+     *
+     * @param field the top-level JSON field name; not null, not {@code stream}
+     * @param value the value; not null
+     * @return this builder
+     * @throws IllegalArgumentException for {@code stream}, which the client controls
+     */
     public Builder extra(String field, Object value) {
       Requests.checkExtra(field, value);
       extra.put(field, value);
       return this;
     }
 
-    /** An explicit affinity key used by prefix routing; never sent. */
+    /**
+     * An explicit affinity key used by prefix routing; never sent.
+     *
+     * @param routingKey the routing key; not null
+     * @return this builder
+     */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
       return this;
     }
 
+    /**
+     * Builds the request; the builder can be reused.
+     *
+     * @return an immutable, thread-safe request
+     */
     public EmbeddingRequest build() {
       return new EmbeddingRequest(this);
     }

@@ -19,14 +19,17 @@ public final class EmbeddingResponse extends ApiObject {
 
   private EmbeddingResponse() {}
 
+  /** {@return the model that computed the embeddings, or null} */
   public @Nullable String model() {
     return model;
   }
 
+  /** {@return one vector per input, in the order of the request's inputs; immutable} */
   public List<Embedding> data() {
     return data;
   }
 
+  /** {@return the token counts, or null if the server sent none} */
   public @Nullable Usage usage() {
     return usage;
   }
@@ -47,12 +50,12 @@ public final class EmbeddingResponse extends ApiObject {
 
     private Embedding() {}
 
-    /** The input's position in the request. */
+    /** {@return the input's position in the request} */
     public int index() {
       return index;
     }
 
-    /** The vector (a copy). */
+    /** {@return the vector; a fresh copy on each call} */
     public float[] vector() {
       return embedding.clone();
     }

@@ -7,6 +7,11 @@ package io.github.llmrouter.api;
  * later).
  */
 public final class FleetSaturatedException extends LlmException {
+  /**
+   * Admission refused.
+   *
+   * @param message why
+   */
   public FleetSaturatedException(String message) {
     super(message);
   }

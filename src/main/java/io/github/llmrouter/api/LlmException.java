@@ -3,40 +3,64 @@ package io.github.llmrouter.api;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The root of every exception the client throws on the request path. Unchecked.
+ * The root of every exception the client throws on the request path. Unchecked. Nothing else
+ * escapes a call (but a {@code NullPointerException} for a null argument).
  *
- * <p>Messages name replicas and statuses, never API keys, headers or prompt text.
+ * <p>Messages name replicas and statuses, and carry a server's own error message; never API keys,
+ * header values or prompt text.
+ *
+ * <p>What a call throws, by one rule (see {@code LlmClient}):
  *
  * <ul>
- *   <li>{@link NoReplicaAvailableException}: the fleet has no replica to try;
- *   <li>{@link ReplicaHttpException}: a replica answered with an error status;
- *   <li>{@link ReplicaUnreachableException}: connecting or talking to a replica failed;
- *   <li>{@link MalformedResponseException}: a replica's answer could not be parsed;
- *   <li>{@link LlmTimeoutException}: a timeout or the call's deadline expired;
+ *   <li>{@link RetriesExhaustedException}: the router gave up; every attempt is listed;
+ *   <li>{@link ReplicaHttpException}: a replica judged the request with a status that is not
+ *       retryable (a 400, 401, 404, ...);
+ *   <li>{@link LlmTimeoutException}: the call's deadline expired, or a stream went idle;
  *   <li>{@link StreamInterruptedException}: a stream broke after data reached the caller;
- *   <li>{@link RetriesExhaustedException}: every attempt failed; each attempt's cause attached.
+ *   <li>{@link NoReplicaAvailableException}: no attempt could be made;
+ *   <li>{@link FleetSaturatedException}: admission control refused the call.
  * </ul>
+ *
+ * <p>What one attempt can fail with, as listed by {@link RetriesExhaustedException#attempts()}:
+ * {@link ReplicaHttpException} (an error status), {@link ReplicaUnreachableException} (connecting
+ * or talking to a replica failed), {@link MalformedResponseException} (an answer that is not the
+ * expected JSON or SSE, or lacks what its endpoint must return) and {@link LlmTimeoutException}
+ * (a replica that timed out before answering).
  */
 public class LlmException extends RuntimeException {
+  /** The replica the failure concerns, or null. */
   private final @Nullable String replicaId;
 
+  /**
+   * A failure that concerns no replica, without a cause.
+   *
+   * @param message what went wrong, naming no secret
+   */
   public LlmException(String message) {
     this(message, null, null);
   }
 
+  /**
+   * A failure.
+   *
+   * @param message what went wrong, naming no secret
+   * @param replicaId the replica it concerns, or null
+   * @param cause what caused it, or null
+   */
   public LlmException(String message, @Nullable String replicaId, @Nullable Throwable cause) {
     super(message, cause);
     this.replicaId = replicaId;
   }
 
-  /** The replica the failure concerns, or null if it concerns none. */
+  /** {@return the replica the failure concerns, or null if it concerns none} */
   public @Nullable String replicaId() {
     return replicaId;
   }
 
   /**
-   * Whether trying again on another replica may succeed: true for connection failures, timeouts
-   * before any response, malformed answers and HTTP 408/429/500/502/503/504 (by default).
+   * {@return whether trying again on another replica may succeed: true for connection failures,
+   * timeouts before any response, malformed answers and HTTP 408/429/500/502/503/504 (by
+   * default)}
    */
   public boolean isRetryable() {
     return false;

@@ -5,6 +5,12 @@ package io.github.llmrouter.api;
  * refused or reset connections, unknown hosts, TLS failures, a response cut short.
  */
 public final class ReplicaUnreachableException extends LlmException {
+  /**
+   * Talking to a replica failed.
+   *
+   * @param replicaId the replica
+   * @param cause the I/O failure
+   */
   public ReplicaUnreachableException(String replicaId, Throwable cause) {
     super("replica " + replicaId + " unreachable: " + cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")"), replicaId, cause);

@@ -17,18 +17,35 @@ import java.util.stream.StreamSupport;
  * }</pre>
  *
  * <p>The first chunk has already arrived when the client hands out a stream, so failures before
- * it were retried on other replicas. A break after it throws {@link StreamInterruptedException}
- * from {@code hasNext()}/{@code next()}; an idle gap longer than the configured stream idle timeout
- * throws {@link LlmTimeoutException}. Not thread-safe: one consumer reads it.
+ * it were retried on other replicas (an error event as the first event is a {@link
+ * ReplicaHttpException} with its status, retried only where the status is retryable). After it,
+ * {@code hasNext()}/{@code next()} throw, and nothing is replayed:
+ *
+ * <ul>
+ *   <li>{@link LlmTimeoutException} when nothing arrives for longer than the stream idle timeout,
+ *       or the call's deadline expires: {@code catch (LlmTimeoutException e)} catches every
+ *       timeout;
+ *   <li>{@link StreamInterruptedException} when the stream breaks otherwise (a reset, an error
+ *       event, a malformed event).
+ * </ul>
+ *
+ * <p>Both carry what reached the caller ({@code receivedChunks()}, {@code receivedText()}). Not
+ * thread-safe: one consumer reads it.
  *
  * @param <T> the chunk type
  */
 public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
-  /** The chunks; may be called once. */
+  /**
+   * The chunks; may be called once.
+   *
+   * @return an iterator over the chunks in arrival order; its {@code hasNext()} blocks for the next
+   *     one
+   * @throws IllegalStateException if called a second time
+   */
   @Override
   Iterator<T> iterator();
 
-  /** The id of the replica serving this stream. */
+  /** {@return the id of the replica serving this stream} */
   String replicaId();
 
   /** Stops reading and releases the connection. Idempotent. */
@@ -38,6 +55,8 @@ public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
   /**
    * The chunks as a sequential {@link Stream}; closing that stream closes this one, so use it in
    * try-with-resources too.
+   *
+   * @return a sequential, ordered stream of the chunks
    */
   default Stream<T> stream() {
     return StreamSupport.stream(

@@ -3,30 +3,46 @@ package io.github.llmrouter.api;
 import java.util.List;
 
 /**
- * Every attempt of a call failed. {@link #attempts()} holds each attempt's failure in order (also
- * attached as suppressed exceptions); the cause is the last one.
+ * The router gave up: every attempt of the call failed in a way that another attempt might have
+ * fixed (a 5xx or another retryable status, a connection failure, a replica that timed out before
+ * answering, a malformed answer), and no further attempt was allowed: the attempt limit, the retry
+ * budget, no replica left to try, or the next attempt could not have started before the call's
+ * deadline. Thrown whatever stopped the retries, even after a single attempt, so that one {@code
+ * catch} tells that the fleet, not the request, failed the call.
+ *
+ * <p>{@link #attempts()} lists every attempt (replica, duration, failure). The cause is the last
+ * attempt's failure; the earlier ones are attached as suppressed exceptions, so a logged stack
+ * trace shows them all.
  */
 public final class RetriesExhaustedException extends LlmException {
-  private final transient List<LlmException> attempts;
+  private final transient List<FailedAttempt> attempts;
 
-  public RetriesExhaustedException(String why, List<LlmException> attempts) {
-    super(why + " after " + attempts.size() + " attempt" + (attempts.size() == 1 ? "" : "s")
-        + ": " + summary(attempts), null, attempts.isEmpty() ? null : attempts.get(attempts.size() - 1));
+  /**
+   * @param why what stopped the retries, e.g. {@code "retry budget exhausted"}
+   * @param attempts every failed attempt in order; not empty
+   */
+  public RetriesExhaustedException(String why, List<FailedAttempt> attempts) {
+    super(message(why, attempts), null,
+        attempts.isEmpty() ? null : attempts.get(attempts.size() - 1).failure());
     this.attempts = List.copyOf(attempts);
-    for (LlmException e : this.attempts) addSuppressed(e);
+    for (FailedAttempt a : this.attempts) {
+      if (a.failure() != getCause()) addSuppressed(a.failure());
+    }
   }
 
-  /** Each attempt's failure, in the order the attempts were made. */
-  public List<LlmException> attempts() {
+  /**
+   * Each failed attempt.
+   *
+   * @return the attempts in the order they were made; never empty
+   */
+  public List<FailedAttempt> attempts() {
     return attempts;
   }
 
-  private static String summary(List<LlmException> attempts) {
-    StringBuilder s = new StringBuilder();
-    for (LlmException e : attempts) {
-      if (s.length() > 0) s.append("; ");
-      s.append(e.getMessage());
-    }
+  private static String message(String why, List<FailedAttempt> attempts) {
+    StringBuilder s = new StringBuilder("gave up after ").append(attempts.size())
+        .append(attempts.size() == 1 ? " attempt (" : " attempts (").append(why).append(')');
+    for (FailedAttempt a : attempts) s.append("; ").append(a);
     return s.toString();
   }
 }

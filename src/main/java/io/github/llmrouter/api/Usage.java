@@ -25,19 +25,25 @@ public final class Usage extends ApiObject {
 
   private Usage() {}
 
+  /** {@return the prompt's tokens, 0 if not reported} */
   public long promptTokens() {
     return promptTokens;
   }
 
+  /** {@return the generated tokens, 0 if not reported} */
   public long completionTokens() {
     return completionTokens;
   }
 
+  /** {@return prompt plus generated tokens, as the server counted them; 0 if not reported} */
   public long totalTokens() {
     return totalTokens;
   }
 
-  /** Prompt tokens the server took from its prefix cache, or -1 if it did not report them. */
+  /**
+   * {@return the prompt tokens the server took from its prefix cache, or -1 if it did not report
+   * them}
+   */
   public long cachedTokens() {
     if (promptTokensDetails == null) return -1;
     Object cached = promptTokensDetails.get("cached_tokens");

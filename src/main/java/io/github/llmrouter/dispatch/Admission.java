@@ -51,31 +51,40 @@ public final class Admission {
     this.kvUsageThreshold = kvUsageThreshold;
   }
 
-  /** No admission control (the default): requests are always routed at once. */
+  /**
+   * {@return the policy without admission control (the default): requests are always routed at
+   * once}
+   */
   public static Admission disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether admission is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the capacity, as set by {@link Builder#capacity}} */
   public int capacity() {
     return capacity;
   }
 
+  /** {@return the max wait, as set by {@link Builder#maxWait}} */
   public Duration maxWait() {
     return maxWait;
   }
 
+  /** {@return the queue threshold, as set by {@link Builder#queueThreshold}} */
   public int queueThreshold() {
     return queueThreshold;
   }
 
+  /** {@return the kv usage threshold, as set by {@link Builder#kvUsageThreshold}} */
   public double kvUsageThreshold() {
     return kvUsageThreshold;
   }
@@ -96,31 +105,58 @@ public final class Admission {
 
     private Builder() {}
 
-    /** Requests that may wait at once, in [1, 1000000]; default {@value #DEFAULT_CAPACITY}. */
+    /**
+     * Requests that may wait at once, in [1, 1000000]; default {@value #DEFAULT_CAPACITY}.
+     *
+     * @param capacity the capacity, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder capacity(int capacity) {
       this.capacity = capacity;
       return this;
     }
 
-    /** Longest wait for admission, in (0, 10 min]; default 10 s. */
+    /**
+     * Longest wait for admission, in (0, 10 min]; default 10 s.
+     *
+     * @param maxWait the max wait; not null
+     * @return this builder
+     */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = requireNonNull(maxWait, "maxWait");
       return this;
     }
 
-    /** Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD}. */
+    /**
+     * Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value
+     * #DEFAULT_QUEUE_THRESHOLD}.
+     *
+     * @param queueThreshold the queue threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder queueThreshold(int queueThreshold) {
       this.queueThreshold = queueThreshold;
       return this;
     }
 
-    /** KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value #DEFAULT_KV_USAGE_THRESHOLD}. */
+    /**
+     * KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value
+     * #DEFAULT_KV_USAGE_THRESHOLD}.
+     *
+     * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder kvUsageThreshold(double kvUsageThreshold) {
       this.kvUsageThreshold = kvUsageThreshold;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the Admission.
+     *
+     * @return an immutable, thread-safe {@code Admission}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public Admission build() {
       if (capacity < 1 || capacity > 1_000_000) {
         throw new IllegalArgumentException("Admission.capacity must be in [1, 1000000], got "

@@ -52,40 +52,47 @@ public final class CircuitBreakerPolicy {
     this.halfOpenCalls = b.halfOpenCalls;
   }
 
-  /** The defaults: 50% of the last 20 calls (at least 10), open 10 s, 3 probes. */
+  /** {@return the defaults: 50% of the last 20 calls (at least 10), open 10 s, 3 probes} */
   public static CircuitBreakerPolicy defaults() {
     return DEFAULTS;
   }
 
-  /** No circuit breakers (outlier detection and failover still apply). */
+  /** {@return a policy without circuit breakers (outlier detection and failover still apply)} */
   public static CircuitBreakerPolicy disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether circuit breakers is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the failure rate threshold, as set by {@link Builder#failureRateThreshold}} */
   public float failureRateThreshold() {
     return failureRateThreshold;
   }
 
+  /** {@return the sliding window size, as set by {@link Builder#slidingWindowSize}} */
   public int slidingWindowSize() {
     return slidingWindowSize;
   }
 
+  /** {@return the minimum calls, as set by {@link Builder#minimumCalls}} */
   public int minimumCalls() {
     return minimumCalls;
   }
 
+  /** {@return the open duration, as set by {@link Builder#openDuration}} */
   public Duration openDuration() {
     return openDuration;
   }
 
+  /** {@return the half open calls, as set by {@link Builder#halfOpenCalls}} */
   public int halfOpenCalls() {
     return halfOpenCalls;
   }
@@ -107,37 +114,68 @@ public final class CircuitBreakerPolicy {
 
     private Builder() {}
 
-    /** Failure rate that opens the breaker, in percent, in (0, 100]; default 50. */
+    /**
+     * Failure rate that opens the breaker, in percent, in (0, 100]; default 50.
+     *
+     * @param failureRateThreshold the failure rate threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder failureRateThreshold(float failureRateThreshold) {
       this.failureRateThreshold = failureRateThreshold;
       return this;
     }
 
-    /** Calls in the sliding window, in [1, 10000]; default {@value #DEFAULT_SLIDING_WINDOW_SIZE}. */
+    /**
+     * Calls in the sliding window, in [1, 10000]; default {@value #DEFAULT_SLIDING_WINDOW_SIZE}.
+     *
+     * @param slidingWindowSize the sliding window size, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder slidingWindowSize(int slidingWindowSize) {
       this.slidingWindowSize = slidingWindowSize;
       return this;
     }
 
-    /** Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value #DEFAULT_MINIMUM_CALLS}. */
+    /**
+     * Calls recorded before the rate counts, in [1, slidingWindowSize]; default {@value
+     * #DEFAULT_MINIMUM_CALLS}.
+     *
+     * @param minimumCalls the minimum calls, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder minimumCalls(int minimumCalls) {
       this.minimumCalls = minimumCalls;
       return this;
     }
 
-    /** Time open before probing, in (0, 1 h]; default 10 s. */
+    /**
+     * Time open before probing, in (0, 1 h]; default 10 s.
+     *
+     * @param openDuration the open duration; not null
+     * @return this builder
+     */
     public Builder openDuration(Duration openDuration) {
       this.openDuration = requireNonNull(openDuration, "openDuration");
       return this;
     }
 
-    /** Probe calls when half-open, in [1, 100]; default {@value #DEFAULT_HALF_OPEN_CALLS}. */
+    /**
+     * Probe calls when half-open, in [1, 100]; default {@value #DEFAULT_HALF_OPEN_CALLS}.
+     *
+     * @param halfOpenCalls the half open calls, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder halfOpenCalls(int halfOpenCalls) {
       this.halfOpenCalls = halfOpenCalls;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the CircuitBreakerPolicy.
+     *
+     * @return an immutable, thread-safe {@code CircuitBreakerPolicy}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public CircuitBreakerPolicy build() {
       if (!(failureRateThreshold > 0 && failureRateThreshold <= 100)) {
         throw new IllegalArgumentException(

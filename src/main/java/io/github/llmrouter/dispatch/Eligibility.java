@@ -9,6 +9,7 @@ import io.github.llmrouter.replica.HealthTracker;
 import io.github.llmrouter.replica.ReplicaHealth;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -25,25 +26,38 @@ final class Eligibility {
   static final int DEFER = 1;
   /** Unhealthy, ejected or behind an open breaker: try it only in panic. */
   static final int SKIP = 2;
+  /**
+   * Paused by its own {@code Retry-After}: never tried before the pause ends, not even in panic;
+   * a call with nothing else left waits for it.
+   */
+  static final int PAUSED = 3;
 
   private final HealthTracker tracker;
   private final ReplicaBreakers breakerSource;
+  private final long maxPauseNanos;
   private final ReplicaHealth[] health;
   private final CircuitBreaker @Nullable [] breakers;
 
-  private Eligibility(HealthTracker tracker, ReplicaBreakers breakerSource, ReplicaSet replicas) {
+  private Eligibility(HealthTracker tracker, ReplicaBreakers breakerSource, long maxPauseNanos,
+      ReplicaSet replicas) {
     this.tracker = tracker;
     this.breakerSource = breakerSource;
+    this.maxPauseNanos = maxPauseNanos;
     this.health = tracker.healthOf(replicas);
     this.breakers = breakerSource.forSnapshot(replicas);
   }
 
-  static Eligibility of(HealthTracker tracker, ReplicaBreakers breakers, ReplicaSet replicas) {
-    return new Eligibility(tracker, breakers, replicas);
+  /**
+   * @param maxPause the longest pause a {@code Retry-After} may ask for ({@code
+   *     RetryPolicy.maxRetryAfter}); zero ignores the header
+   */
+  static Eligibility of(HealthTracker tracker, ReplicaBreakers breakers, Duration maxPause,
+      ReplicaSet replicas) {
+    return new Eligibility(tracker, breakers, maxPause.toNanos(), replicas);
   }
 
   Eligibility next(ReplicaSet replicas) {
-    return new Eligibility(tracker, breakerSource, replicas);
+    return new Eligibility(tracker, breakerSource, maxPauseNanos, replicas);
   }
 
   /**
@@ -55,20 +69,36 @@ final class Eligibility {
   int admit(int index, long now, KeyFraction keyFraction) {
     ReplicaHealth h = health[index];
     if (!h.isHealthy() || h.isEjected(now)) return SKIP;
+    if (h.isPaused(now)) return PAUSED;
     double share = h.slowStartShare(now);
     if (share < 1.0 && keyFraction.get() >= share) return DEFER;
     if (breakers != null && !breakers[index].tryAcquirePermission()) return SKIP;
     return ADMIT;
   }
 
+  /** The ticker time until which replica {@code index} asked not to be called. */
+  long pausedUntil(int index) {
+    return health[index].pausedUntil();
+  }
+
   /**
    * Records an attempt's outcome on replica {@code index}: success when {@code failure} is null.
+   * A failure carrying {@code Retry-After} pauses the replica for that long (at most the maximum),
+   * for every call.
    *
    * @param permitted whether {@link #admit} took a breaker permission for it (false in panic or
    *     for a deferred pick taken without one)
+   * @param now the ticker time of the outcome
    */
-  void record(int index, boolean permitted, long durationNanos, @Nullable LlmException failure) {
+  void record(int index, boolean permitted, long now, long durationNanos,
+      @Nullable LlmException failure) {
     ReplicaHealth h = health[index];
+    if (failure instanceof ReplicaHttpException && maxPauseNanos > 0) {
+      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
+      if (retryAfter != null && !retryAfter.isZero()) {
+        tracker.onRetryAfter(h, now + Math.min(retryAfter.toNanos(), maxPauseNanos));
+      }
+    }
     CircuitBreaker breaker = breakers == null || !permitted ? null : breakers[index];
     if (failure == null) {
       tracker.onSuccess(h);

@@ -10,8 +10,11 @@ import java.util.Arrays;
  * never need to know about health. Replicas passed over are remembered in ranking order: those a
  * slow start declined come next once the eligible ones are exhausted; those that are ineligible
  * (unhealthy, ejected, breaker open) are tried only in panic, when the very first pick of the call
- * found no eligible replica at all. On a healthy fleet the walk is the ranking itself: one
- * admission check per attempt and no allocation. One call owns it.
+ * found no eligible replica at all. Replicas paused by their own {@code Retry-After} are never
+ * picked while paused, not even in panic; once nothing else is left, {@link #pausedUntil()} says
+ * when the first of them may be asked again, and a later {@link #next} picks it then. On a
+ * healthy fleet the walk is the ranking itself: one admission check per attempt and no
+ * allocation. One call owns it.
  */
 final class EligibleWalk implements Eligibility.KeyFraction {
   private final Ranking ranking;
@@ -23,12 +26,18 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   private int[] skipped = EMPTY;
   private int skippedCount;
   private int skippedTaken;
+  /** Paused replicas in ranking order; an entry is set to -1 once picked. */
+  private int[] paused = EMPTY;
+  private int pausedCount;
+  private int picks;
   private boolean rankingDone;
   private boolean admittedAny;
   private double keyFraction = -1;
   /** How the last pick was made: {@link Eligibility#ADMIT}, {@code DEFER} or {@code SKIP}. */
   private int lastKind;
   private boolean lastPermitted;
+  /** Whether the last pick is the index the ranking returned last (not one revisited later). */
+  private boolean lastFromRanking;
   private static final int[] EMPTY = new int[0];
 
   EligibleWalk(Ranking ranking, Eligibility eligibility, RoutingRequest request) {
@@ -39,6 +48,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
 
   /** The next replica to try, or -1 when none is left. */
   int next(long now) {
+    lastFromRanking = false;
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
@@ -47,10 +57,14 @@ final class EligibleWalk implements Eligibility.KeyFraction {
           admittedAny = true;
           lastKind = Eligibility.ADMIT;
           lastPermitted = true;
+          lastFromRanking = true;
+          picks++;
           return i;
         }
         if (kind == Eligibility.DEFER) {
           deferred = push(deferred, deferredCount++, i);
+        } else if (kind == Eligibility.PAUSED) {
+          paused = push(paused, pausedCount++, i);
         } else {
           skipped = push(skipped, skippedCount++, i);
         }
@@ -67,12 +81,34 @@ final class EligibleWalk implements Eligibility.KeyFraction {
         return next(now);
       }
       admittedAny = true;
+      picks++;
       return i;
     }
     if (!admittedAny && skippedTaken < skippedCount) {
       lastKind = Eligibility.SKIP;
       lastPermitted = false;
+      picks++;
       return skipped[skippedTaken++];
+    }
+    return nextUnpaused(now);
+  }
+
+  /** The first paused replica whose pause has ended and that is eligible now, or -1. */
+  private int nextUnpaused(long now) {
+    for (int k = 0; k < pausedCount; k++) {
+      int i = paused[k];
+      if (i < 0) continue;
+      int kind = eligibility.admit(i, now, this);
+      if (kind == Eligibility.PAUSED) continue;
+      paused[k] = -1;
+      if (kind == Eligibility.SKIP) continue; // ejected or unhealthy meanwhile
+      lastKind = kind;
+      lastPermitted = kind == Eligibility.ADMIT
+          || eligibility.breaker(i) == null || eligibility.tryPermit(i);
+      if (!lastPermitted) continue;
+      admittedAny = true;
+      picks++;
+      return i;
     }
     return -1;
   }
@@ -82,7 +118,33 @@ final class EligibleWalk implements Eligibility.KeyFraction {
    * of it (predictions, explanation, feedback) applies.
    */
   boolean fromRanking() {
-    return lastKind == Eligibility.ADMIT;
+    return lastFromRanking;
+  }
+
+  /** The ranking walked; its account of a pick applies when {@link #fromRanking()}. */
+  Ranking ranking() {
+    return ranking;
+  }
+
+  /**
+   * When {@link #next} returned -1: the ticker time at which the first replica it passed over
+   * for a {@code Retry-After} pause may be asked again, or {@link Long#MIN_VALUE} if it passed
+   * over none (nothing is worth waiting for).
+   */
+  long pausedUntil() {
+    long earliest = Long.MIN_VALUE;
+    for (int k = 0; k < pausedCount; k++) {
+      int i = paused[k];
+      if (i < 0) continue;
+      long until = eligibility.pausedUntil(i);
+      if (earliest == Long.MIN_VALUE || until - earliest < 0) earliest = until;
+    }
+    return earliest;
+  }
+
+  /** How many replicas the walk has picked. */
+  int picks() {
+    return picks;
   }
 
   /** Whether the last pick was made in panic: no replica of the fleet was eligible. */

@@ -1,6 +1,6 @@
 package io.github.llmrouter.dispatch;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.ReplicaSet;

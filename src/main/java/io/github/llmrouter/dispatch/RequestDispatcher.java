@@ -2,7 +2,9 @@ package io.github.llmrouter.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.ApiObject;
+import io.github.llmrouter.api.FailedAttempt;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
@@ -25,6 +27,7 @@ import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
+import io.github.llmrouter.transport.ResponseShape;
 import io.github.llmrouter.transport.SseStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,7 +118,7 @@ public final class RequestDispatcher {
     this.readiness = new FleetReadiness(maxWaitingCalls);
     this.table = RoutingTable.initial(
         LocalLoad.of(requireNonNull(replicas, "replicas"), ticker, reportStaleAfter), policy,
-        Eligibility.of(health, breakers, replicas));
+        Eligibility.of(health, breakers, retry.maxRetryAfter(), replicas));
     readiness.onSnapshot(replicas);
     if (admission.enabled()) {
       AdmissionGate gate = new AdmissionGate(admission, () -> table.load, scheduler);
@@ -186,12 +189,23 @@ public final class RequestDispatcher {
     return i < 0 ? 0 : t.load.inFlight(i);
   }
 
-  /** A blocking call returning the parsed JSON body. */
+  /**
+   * A blocking call.
+   *
+   * @param <T> the response type
+   * @param operation names the call in events ({@code "chat"})
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request
+   * @param shape what the answer binds to and must hold
+   * @return the answer, never null
+   * @throws LlmException the call's failure, by the rule in {@code Attempts}
+   */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
-      Class<T> type) {
+      ResponseShape<T> shape) {
     return attempt(operation, request, false, (replica, counter, timeoutNanos, routed) -> {
       T value = transport.execute(replica,
-          transport.newCall(replica, path, body, timeoutNanos, false), type);
+          transport.newCall(replica, path, body, timeoutNanos, false), shape);
       Feedback.answered(routed, value, ticker.read());
       return value;
     });
@@ -209,6 +223,10 @@ public final class RequestDispatcher {
     Attempts a = new Attempts(operation, request);
     while (true) {
       int index = a.nextReplica();
+      if (index == Attempts.WAIT) {
+        a.sleep(a.waitNanos);
+        continue;
+      }
       Replica replica = a.table.replicas.get(index);
       InFlightCounter counter = a.table.load.counter(index);
       long backoff;
@@ -239,9 +257,19 @@ public final class RequestDispatcher {
     R run(Replica replica, InFlightCounter counter, long timeoutNanos, RoutedAttempt routed);
   }
 
-  /** An asynchronous call; the future completes on an OkHttp or scheduler thread. */
+  /**
+   * An asynchronous call; the future completes on an OkHttp or scheduler thread.
+   *
+   * @param <T> the response type
+   * @param operation names the call in events
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request
+   * @param type what the answer binds to and must hold
+   * @return completes with the answer (never null) or an {@link LlmException}
+   */
   public <T> CompletableFuture<T> callAsync(String operation, String path, RoutingRequest request,
-      byte[] body, Class<T> type) {
+      byte[] body, ResponseShape<T> type) {
     if (admission != null) {
       // Wait for admission without a thread, then dispatch as usual.
       CompletableFuture<T> outer = new CompletableFuture<>();
@@ -266,7 +294,7 @@ public final class RequestDispatcher {
   }
 
   private <T> CompletableFuture<T> dispatchAsync(String operation, String path,
-      RoutingRequest request, byte[] body, Class<T> type) {
+      RoutingRequest request, byte[] body, ResponseShape<T> type) {
     CompletableFuture<T> future = new CompletableFuture<>();
     long start = ticker.read();
     if (table.picker == null && readiness.enter()) {
@@ -286,7 +314,7 @@ public final class RequestDispatcher {
   }
 
   private <T> void startAsync(String operation, String path, RoutingRequest request, byte[] body,
-      Class<T> type, CompletableFuture<T> future, long start, boolean wait) {
+      ResponseShape<T> type, CompletableFuture<T> future, long start, boolean wait) {
     Attempts a;
     try {
       a = new Attempts(operation, request, start, wait);
@@ -297,13 +325,18 @@ public final class RequestDispatcher {
     attemptAsync(a, path, body, type, future);
   }
 
-  private <T> void attemptAsync(Attempts a, String path, byte[] body, Class<T> type,
+  private <T> void attemptAsync(Attempts a, String path, byte[] body, ResponseShape<T> type,
       CompletableFuture<T> future) {
+    if (future.isDone()) return; // cancelled while waiting
     int index;
     try {
       index = a.nextReplica();
     } catch (LlmException e) {
       future.completeExceptionally(e);
+      return;
+    }
+    if (index == Attempts.WAIT) {
+      later(() -> attemptAsync(a, path, body, type, future), a.waitNanos, future);
       return;
     }
     Replica replica = a.table.replicas.get(index);
@@ -314,9 +347,16 @@ public final class RequestDispatcher {
     try {
       call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), false);
     } catch (LlmException e) {
+      // The deadline passed before the exchange could start, or the request cannot be built:
+      // neither is worth another attempt, and failed() says so (and returns the permission).
       counter.release();
       Feedback.failed(routed, ticker.read());
-      future.completeExceptionally(e);
+      try {
+        a.failed(replica, e);
+        future.completeExceptionally(e); // not reached: failed() throws the final failure
+      } catch (LlmException end) {
+        future.completeExceptionally(end);
+      }
       return;
     }
     // Cancelling the caller's future cancels the exchange.
@@ -348,26 +388,39 @@ public final class RequestDispatcher {
           return;
         }
         if (future.isDone()) return;
-        Runnable next = () -> attemptAsync(a, path, body, type, future);
-        if (backoff <= 0) {
-          next.run();
-        } else {
-          try {
-            scheduler.get().schedule(next, backoff, TimeUnit.NANOSECONDS);
-          } catch (RejectedExecutionException closed) {
-            future.completeExceptionally(new LlmException("client closed during a retry backoff"));
-          }
-        }
+        later(() -> attemptAsync(a, path, body, type, future), backoff, future);
       }
     });
+  }
+
+  /** Runs {@code next} after {@code nanos} on the scheduler (at once if 0). */
+  private void later(Runnable next, long nanos, CompletableFuture<?> future) {
+    if (nanos <= 0) {
+      next.run();
+      return;
+    }
+    try {
+      scheduler.get().schedule(next, nanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      future.completeExceptionally(new LlmException("client closed during a retry backoff"));
+    }
   }
 
   /**
    * A streaming call: returns once the first chunk has arrived. Failures before it are retried
    * like any call; after it, the stream belongs to the caller and is never replayed.
+   *
+   * @param <T> the chunk type
+   * @param operation names the call in events
+   * @param path the endpoint's path
+   * @param request what routing needs
+   * @param body the JSON request, asking for a stream
+   * @param type what each event binds to
+   * @param adapter how the stream reads a chunk
+   * @return the stream, its first chunk read
    */
-  public <T> ResponseStream<T> stream(String operation, String path, RoutingRequest request,
-      byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
+  public <T extends ApiObject> ResponseStream<T> stream(String operation, String path,
+      RoutingRequest request, byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
     return attempt(operation, request, true, (replica, counter, timeoutNanos, routed) -> {
       // The stream's last chunk carries the usage: read it when the stream closes.
       AtomicReference<SseStream<T>> opened = new AtomicReference<>();
@@ -391,19 +444,33 @@ public final class RequestDispatcher {
     }
   }
 
-  /** The state of one call across its attempts. Confined to one attempt at a time. */
+  /**
+   * The state of one call across its attempts, and the one place that decides how a call that
+   * will not try again fails. Confined to one attempt at a time.
+   *
+   * <p>The rule, documented on {@code LlmClient}: a failure that another attempt could not fix
+   * (the replica judged the request: a status that is not retryable) is thrown as it is; the
+   * call's deadline passing is an {@link LlmTimeoutException}; every other end, whatever stopped
+   * the retries, is the router giving up: {@link RetriesExhaustedException} with every attempt, or
+   * {@link NoReplicaAvailableException} when no attempt could be made at all.
+   */
   private final class Attempts {
+    /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
+    static final int WAIT = -2;
+
     final String operation;
     final RoutingRequest request;
     final RoutingTable table;
     final long startNanos;
-    final @Nullable Ranking ranking;
-    final EligibleWalk walk;
+    /** The walk over the current round of the ranking; a new round replaces it. */
+    EligibleWalk walk;
     int attempt;
-    @Nullable List<LlmException> failures;
+    @Nullable List<FailedAttempt> failures;
     /** The replica of the attempt in progress and when it began, for outcome bookkeeping. */
     int current = -1;
     long attemptStart;
+    /** After {@link #WAIT}: how long until a paused replica may be asked again. */
+    long waitNanos;
 
     Attempts(String operation, RoutingRequest request) {
       this(operation, request, ticker.read(), true);
@@ -422,13 +489,14 @@ public final class RequestDispatcher {
       if (t.picker == null && wait) t = awaitReplicas();
       this.table = t;
       if (table.picker == null) {
-        LlmException e = new NoReplicaAvailableException("no replicas in the fleet (none "
-            + "appeared before the call deadline, or maxWaitingCalls calls were already waiting)");
-        finished(null, e);
-        throw e;
+        throw fail(new NoReplicaAvailableException("no replicas in the fleet (none appeared "
+            + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
       }
-      this.ranking = table.picker.rank(request, table.load);
-      this.walk = new EligibleWalk(ranking, table.eligibility, request);
+      this.walk = newWalk();
+    }
+
+    private EligibleWalk newWalk() {
+      return new EligibleWalk(table.picker.rank(request, table.load), table.eligibility, request);
     }
 
     /** Blocks until the fleet has replicas or the deadline passes; returns the table then. */
@@ -442,21 +510,41 @@ public final class RequestDispatcher {
         }
         readiness.await(timeout);
       } catch (LlmException e) {
-        finished(null, e);
-        throw e;
+        throw fail(e);
       } finally {
         readiness.leave();
       }
       return RequestDispatcher.this.table;
     }
 
-    /** The next replica's index, or the call's final failure if none is left. */
+    /**
+     * The next replica's index; or {@link #WAIT} when the only replicas left are paused by their
+     * {@code Retry-After} and the first of them is free before the deadline; or throws the call's
+     * final failure if none is left.
+     */
     int nextReplica() {
       long now = ticker.read();
       int index = walk.next(now);
+      if (index < 0 && attempt > 0 && walk.picks() > 0) {
+        // Every replica of the ranking has been tried: another round, from the key's own replica
+        // (a fleet of one retries its only replica).
+        walk = newWalk();
+        index = walk.next(now);
+      }
+      if (index < 0) {
+        current = -1;
+        long until = walk.pausedUntil();
+        if (until == Long.MIN_VALUE) throw giveUp("no replica left to try");
+        long wait = Math.max(0, until - now);
+        if (callTimeoutNanos > 0 && now + wait - startNanos >= callTimeoutNanos) {
+          throw giveUp("the replicas left asked, with Retry-After, not to be called again "
+              + "before the call deadline");
+        }
+        waitNanos = wait;
+        return WAIT;
+      }
       boolean panicked = walk.panicked();
-      if (attempt == 0 && index >= 0 && panic.get() != panicked
-          && panic.compareAndSet(!panicked, panicked)) {
+      if (attempt == 0 && panic.get() != panicked && panic.compareAndSet(!panicked, panicked)) {
         PanicEvent event = new PanicEvent(panicked, table.replicas.size(), panicked
             ? "no replica is eligible (unhealthy, ejected or circuit open): routing to all"
             : "an eligible replica is back");
@@ -464,13 +552,6 @@ public final class RequestDispatcher {
       }
       current = index;
       attemptStart = now;
-      if (index < 0) {
-        LlmException e = failures == null
-            ? new NoReplicaAvailableException("every replica was tried")
-            : new RetriesExhaustedException("every replica failed", failures);
-        finished(null, e);
-        throw e;
-      }
       attempt++;
       if (listener != RoutingListener.NONE) {
         RoutedEvent event = routedEvent(index);
@@ -485,7 +566,7 @@ public final class RequestDispatcher {
      */
     RoutedAttempt sent(int index, boolean streamed) {
       try {
-        RoutedAttempt routed = walk.fromRanking() ? ranking.sent(index, ticker.read(), streamed)
+        RoutedAttempt routed = walk.fromRanking() ? walk.ranking().sent(index, ticker.read(), streamed)
             : RoutedAttempt.IGNORED;
         return routed == null ? RoutedAttempt.IGNORED : routed;
       } catch (RuntimeException e) {
@@ -500,6 +581,7 @@ public final class RequestDispatcher {
       Duration wait = null;
       String versus = "";
       if (walk.fromRanking()) {
+        Ranking ranking = walk.ranking();
         cached = ranking.predictedCachedTokens();
         double seconds = ranking.estimatedWaitSeconds();
         if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
@@ -514,27 +596,27 @@ public final class RequestDispatcher {
     long attemptTimeoutNanos() {
       if (callTimeoutNanos <= 0) return 0;
       long left = callTimeoutNanos - (ticker.read() - startNanos);
-      if (left <= 0) throw deadline(null);
+      if (left <= 0) throw deadline(null); // failed() ends the call with it
       return left;
     }
 
     void succeeded(Replica replica) {
-      record(null);
+      record(null, ticker.read());
       finished(replica.id(), null);
     }
 
     /** The attempt's outcome is unknown (the caller cancelled): return its breaker permission. */
     void abandoned() {
       if (current >= 0) {
-        table.eligibility.record(current, walk.permitted(), 0,
+        table.eligibility.record(current, walk.permitted(), ticker.read(), 0,
             new LlmException("cancelled by the caller"));
       }
       current = -1;
     }
 
-    private void record(@Nullable LlmException failure) {
+    private void record(@Nullable LlmException failure, long now) {
       if (current < 0) return;
-      table.eligibility.record(current, walk.permitted(), ticker.read() - attemptStart, failure);
+      table.eligibility.record(current, walk.permitted(), now, now - attemptStart, failure);
       current = -1;
     }
 
@@ -543,12 +625,15 @@ public final class RequestDispatcher {
      * final failure if there is to be no next one.
      */
     long failed(Replica replica, LlmException failure) {
-      record(failure);
+      long now = ticker.read();
+      long duration = current < 0 ? 0 : now - attemptStart;
+      record(failure, now);
       if (failures == null) failures = new ArrayList<>(retry.maxAttempts());
-      failures.add(failure);
+      failures.add(new FailedAttempt(Math.max(1, attempt), replica.id(),
+          Duration.ofNanos(duration), failure));
       String whyNot;
       long backoff = 0;
-      if (failure instanceof LlmTimeoutException && !failure.isRetryable()) {
+      if (isDeadline(failure)) {
         whyNot = "deadline";
       } else if (!retry.isRetryable(failure)) {
         whyNot = "not retryable";
@@ -557,10 +642,9 @@ public final class RequestDispatcher {
       } else if (!budget.tryRetry()) {
         whyNot = "retry budget exhausted";
       } else {
-        backoff = retry.backoffNanos(attempt, failure);
-        long left = callTimeoutNanos <= 0 ? Long.MAX_VALUE
-            : callTimeoutNanos - (ticker.read() - startNanos);
-        whyNot = backoff >= left ? "deadline" : "";
+        backoff = retry.backoffNanos(attempt);
+        boolean late = callTimeoutNanos > 0 && now + backoff - startNanos >= callTimeoutNanos;
+        whyNot = late ? "deadline" : "";
       }
       boolean willRetry = whyNot.isEmpty();
       if (listener != RoutingListener.NONE) {
@@ -569,18 +653,14 @@ public final class RequestDispatcher {
         safely(() -> listener.onAttemptFailed(event));
       }
       if (willRetry) return backoff;
-      LlmException result;
-      if (whyNot.equals("deadline")) {
-        result = failure instanceof LlmTimeoutException && !failure.isRetryable() && attempt == 1
-            ? failure : deadline(failure);
-      } else if (attempt == 1) {
-        result = failure;
-      } else {
-        result = new RetriesExhaustedException(
-            whyNot.equals("not retryable") ? "a non-retryable failure" : whyNot, failures);
+      if (isDeadline(failure)) throw fail(deadline(failure));
+      if (whyNot.equals("not retryable")) {
+        // The replica judged the request: the answer stands, with the earlier attempts attached.
+        for (FailedAttempt f : failures) if (f.failure() != failure) failure.addSuppressed(f.failure());
+        throw fail(failure);
       }
-      finished(null, result);
-      throw result;
+      throw giveUp(whyNot.equals("deadline")
+          ? "the next attempt could not start before the call deadline" : whyNot);
     }
 
     void sleep(long nanos) {
@@ -589,20 +669,35 @@ public final class RequestDispatcher {
         TimeUnit.NANOSECONDS.sleep(nanos);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        LlmException failure = new LlmException("interrupted while waiting to retry");
-        finished(null, failure);
-        throw failure;
+        throw fail(new LlmException("interrupted while waiting to retry"));
       }
     }
 
-    private LlmException deadline(@Nullable LlmException last) {
+    /** The router gives up: no attempt could help, or none is allowed. */
+    private LlmException giveUp(String why) {
+      return fail(failures == null
+          ? new NoReplicaAvailableException("no attempt was made: " + why)
+          : new RetriesExhaustedException(why, failures));
+    }
+
+    /**
+     * The call's deadline passed; {@code last} is the attempt it cut short, if any. Not reported
+     * yet: the caller hands it to {@link #fail}, or throws it into {@link #failed}.
+     */
+    private LlmTimeoutException deadline(@Nullable LlmException last) {
       LlmTimeoutException e = new LlmTimeoutException("call deadline of "
           + Duration.ofNanos(callTimeoutNanos) + " expired after " + attempt + " attempt"
           + (attempt == 1 ? "" : "s"), null, last, false);
       if (failures != null) {
-        for (LlmException f : failures) if (f != last) e.addSuppressed(f);
+        for (FailedAttempt f : failures) if (f.failure() != last) e.addSuppressed(f.failure());
       }
       return e;
+    }
+
+    /** Reports the call's end and returns {@code failure} for throwing. */
+    private LlmException fail(LlmException failure) {
+      finished(null, failure);
+      return failure;
     }
 
     private void finished(@Nullable String replicaId, @Nullable LlmException failure) {
@@ -611,5 +706,10 @@ public final class RequestDispatcher {
           replicaId, ticker.read() - startNanos, failure);
       safely(() -> listener.onCallFinished(event));
     }
+  }
+
+  /** Whether {@code failure} is the call's own deadline cutting an attempt short. */
+  private static boolean isDeadline(LlmException failure) {
+    return failure instanceof LlmTimeoutException && !failure.isRetryable();
   }
 }

@@ -1,6 +1,6 @@
 package io.github.llmrouter.dispatch;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

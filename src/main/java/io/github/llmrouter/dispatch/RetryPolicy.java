@@ -12,11 +12,17 @@ import java.util.TreeSet;
  * Immutable; build one with {@link #builder()}.
  *
  * <p>Every retry goes to the next replica of the request's ranking that has not been tried yet
- * (failover), after an exponential backoff with jitter. Retryable: connection failures and resets
- * before a response, timeouts before a response (not the call's own deadline), malformed answers,
- * and HTTP statuses in {@link Builder#retryableStatuses(Set) retryableStatuses}. A {@code
- * Retry-After} header lengthens the backoff, up to {@link Builder#maxRetryAfter(Duration)
- * maxRetryAfter}.
+ * (failover), after an exponential backoff with jitter; once every eligible replica has been
+ * tried, the next retry starts over from the top of the ranking, so a fleet of one retries its
+ * only replica. Retryable: connection failures and resets before a response, timeouts before a
+ * response (not the call's own deadline), malformed answers, and HTTP statuses in {@link
+ * Builder#retryableStatuses(Set) retryableStatuses}.
+ *
+ * <p>A {@code Retry-After} header says when <em>that replica</em> may be asked again: it is kept
+ * out of rotation, for every call, until then (at most {@link Builder#maxRetryAfter(Duration)
+ * maxRetryAfter}), and the call fails over at once to another replica. A call waits for it only
+ * when no other replica is eligible, and only if the wait ends before the call's deadline;
+ * otherwise the call gives up at once.
  *
  * <p>The retry budget stops retry storms: each call earns {@link Builder#budgetRatio(double)
  * budgetRatio} of a retry token, each retry spends one, and at most {@value #MAX_SAVED_TOKENS}
@@ -79,49 +85,61 @@ public final class RetryPolicy {
     }
   }
 
-  /** The defaults: 3 attempts, 50 ms doubling to 2 s with ±20% jitter, 20% budget. */
+  /** {@return the defaults: 3 attempts, 50 ms doubling to 2 s with ±20% jitter, 20% budget} */
   public static RetryPolicy defaults() {
     return builder().build();
   }
 
-  /** One attempt, never a retry. */
+  /** {@return one attempt, never a retry} */
   public static RetryPolicy disabled() {
     return builder().maxAttempts(1).build();
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return the max attempts, as set by {@link Builder#maxAttempts}} */
   public int maxAttempts() {
     return maxAttempts;
   }
 
+  /** {@return the initial backoff, as set by {@link Builder#initialBackoff}} */
   public Duration initialBackoff() {
     return initialBackoff;
   }
 
+  /** {@return the max backoff, as set by {@link Builder#maxBackoff}} */
   public Duration maxBackoff() {
     return maxBackoff;
   }
 
+  /** {@return the max retry after, as set by {@link Builder#maxRetryAfter}} */
   public Duration maxRetryAfter() {
     return maxRetryAfter;
   }
 
+  /** {@return the budget ratio, as set by {@link Builder#budgetRatio}} */
   public double budgetRatio() {
     return budgetRatio;
   }
 
+  /** {@return the min retries per second, as set by {@link Builder#minRetriesPerSecond}} */
   public int minRetriesPerSecond() {
     return minRetriesPerSecond;
   }
 
+  /** {@return the retryable statuses, as set by {@link Builder#retryableStatuses}} */
   public Set<Integer> retryableStatuses() {
     return retryableStatuses;
   }
 
-  /** Whether {@code status} is worth another attempt. */
+  /**
+   * {@return whether {@code status} is worth another attempt}
+   *
+   * @param status an HTTP status code
+   */
   public boolean isRetryableStatus(int status) {
     return retryableStatuses.contains(status);
   }
@@ -134,17 +152,12 @@ public final class RetryPolicy {
     return failure.isRetryable();
   }
 
-  /** The wait before retry number {@code retry} (1 = the first retry), honouring Retry-After. */
-  long backoffNanos(int retry, LlmException failure) {
-    long nanos = Duration.ofMillis(backoff.apply(retry)).toNanos();
-    if (failure instanceof ReplicaHttpException) {
-      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
-      if (retryAfter != null) {
-        long capped = Math.min(retryAfter.toNanos(), maxRetryAfter.toNanos());
-        nanos = Math.max(nanos, capped);
-      }
-    }
-    return nanos;
+  /**
+   * The backoff before retry number {@code retry} (1 = the first retry). A {@code Retry-After}
+   * does not lengthen it: it pauses the replica that sent it instead (see the class comment).
+   */
+  long backoffNanos(int retry) {
+    return Duration.ofMillis(backoff.apply(retry)).toNanos();
   }
 
   @Override
@@ -169,7 +182,12 @@ public final class RetryPolicy {
 
     private Builder() {}
 
-    /** Attempts per call including the first, in [1, 10]; default {@value #DEFAULT_MAX_ATTEMPTS}. */
+    /**
+     * Attempts per call including the first, in [1, 10]; default {@value #DEFAULT_MAX_ATTEMPTS}.
+     *
+     * @param maxAttempts the max attempts, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
@@ -178,55 +196,100 @@ public final class RetryPolicy {
     /**
      * The first backoff, in [0, 1 min], counted in whole milliseconds (less than 1 ms: retry at
      * once); default 50 ms.
+     *
+     * @param initialBackoff the first backoff, checked at {@link #build()}
+     * @return this builder
      */
     public Builder initialBackoff(Duration initialBackoff) {
       this.initialBackoff = initialBackoff;
       return this;
     }
 
-    /** The longest backoff, in [initialBackoff, 5 min]; default 2 s. */
+    /**
+     * The longest backoff, in [initialBackoff, 5 min]; default 2 s.
+     *
+     * @param maxBackoff the longest backoff, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder maxBackoff(Duration maxBackoff) {
       this.maxBackoff = maxBackoff;
       return this;
     }
 
-    /** Backoff growth per retry, in [1.0, 10]; default {@value #DEFAULT_MULTIPLIER}. */
+    /**
+     * Backoff growth per retry, in [1.0, 10]; default {@value #DEFAULT_MULTIPLIER}.
+     *
+     * @param multiplier the multiplier, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder multiplier(double multiplier) {
       this.multiplier = multiplier;
       return this;
     }
 
-    /** Jitter as a fraction of the backoff, in [0, 1); default {@value #DEFAULT_JITTER}. */
+    /**
+     * Jitter as a fraction of the backoff, in [0, 1); default {@value #DEFAULT_JITTER}.
+     *
+     * @param jitter the jitter, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder jitter(double jitter) {
       this.jitter = jitter;
       return this;
     }
 
-    /** The longest {@code Retry-After} honoured, in [0, 10 min]; default 10 s. */
+    /**
+     * The longest pause a replica's {@code Retry-After} is honoured for, in [0, 10 min] (0
+     * ignores the header); default 10 s.
+     *
+     * @param maxRetryAfter the cap
+     * @return this builder
+     */
     public Builder maxRetryAfter(Duration maxRetryAfter) {
       this.maxRetryAfter = maxRetryAfter;
       return this;
     }
 
-    /** Retry tokens earned per call, in [0, 1]; default {@value #DEFAULT_BUDGET_RATIO}. */
+    /**
+     * Retry tokens earned per call, in [0, 1]; default {@value #DEFAULT_BUDGET_RATIO}.
+     *
+     * @param budgetRatio the budget ratio, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder budgetRatio(double budgetRatio) {
       this.budgetRatio = budgetRatio;
       return this;
     }
 
-    /** Retries per second always allowed, in [0, 10000]; default {@value #DEFAULT_MIN_RETRIES_PER_SECOND}. */
+    /**
+     * Retries per second always allowed, in [0, 10000]; default {@value
+     * #DEFAULT_MIN_RETRIES_PER_SECOND}.
+     *
+     * @param minRetriesPerSecond the min retries per second, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder minRetriesPerSecond(int minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
       return this;
     }
 
-    /** The HTTP statuses worth another attempt; default 408, 429, 500, 502, 503, 504. */
+    /**
+     * The HTTP statuses worth another attempt; default 408, 429, 500, 502, 503, 504.
+     *
+     * @param retryableStatuses the statuses; copied, not null
+     * @return this builder
+     */
     public Builder retryableStatuses(Set<Integer> retryableStatuses) {
       this.retryableStatuses = Set.copyOf(retryableStatuses);
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the RetryPolicy.
+     *
+     * @return an immutable, thread-safe {@code RetryPolicy}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public RetryPolicy build() {
       check(maxAttempts >= 1 && maxAttempts <= 10, "maxAttempts", "[1, 10]", maxAttempts);
       check(initialBackoff != null && !initialBackoff.isNegative()

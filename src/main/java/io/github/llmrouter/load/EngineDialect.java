@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
  * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a
  * model name set (see {@code LoadReporting.Builder#modelName}), only series whose {@code
- * model_name} label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting metric is
+ * model_name} label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting
+ * metric is
  * present. {@link #custom} maps any other engine.
  *
  * <pre>{@code
@@ -99,6 +100,7 @@ public final class EngineDialect {
    * @param waitingMetric the gauge of requests waiting
    * @param runningMetric the gauge of requests running, or null
    * @param kvUsageMetric the gauge of KV-cache usage as a fraction in [0, 1], or null
+   * @return an immutable dialect
    */
   public static EngineDialect custom(String name, String waitingMetric,
       @Nullable String runningMetric, @Nullable String kvUsageMetric) {
@@ -114,6 +116,7 @@ public final class EngineDialect {
    * @param kvUsageMetric the gauge of KV-cache usage as a fraction in [0, 1], or null
    * @param queueTimeHistogram the histogram of seconds requests spent waiting, without the {@code
    *     _sum} / {@code _count} suffix, or null
+   * @return an immutable dialect
    */
   public static EngineDialect custom(String name, String waitingMetric,
       @Nullable String runningMetric, @Nullable String kvUsageMetric,
@@ -128,7 +131,7 @@ public final class EngineDialect {
     return metric == null ? List.of() : List.of(metric);
   }
 
-  /** The dialect's name ({@code "vLLM"}, {@code "auto"}, ...). */
+  /** {@return the dialect's name ({@code "vLLM"}, {@code "auto"}, ...), for logs} */
   public String name() {
     return name;
   }
@@ -136,6 +139,9 @@ public final class EngineDialect {
   /**
    * The built-in dialect whose waiting metric {@code metrics} contains, or null; for a concrete
    * dialect, itself if its waiting metric is present.
+   *
+   * @param metrics a parsed scrape; not null
+   * @return the matching dialect, or null
    */
   public @Nullable EngineDialect detect(ParsedMetrics metrics) {
     requireNonNull(metrics, "metrics");
@@ -150,7 +156,9 @@ public final class EngineDialect {
    * The load report in {@code metrics}, or null if the engine's waiting metric is absent.
    *
    * @param modelName only series with this {@code model_name} label count; null for all
+   * @param metrics a parsed scrape; not null
    * @param receivedNanos the report's time on the client's ticker
+   * @return the report, or null
    */
   public @Nullable LoadReport read(ParsedMetrics metrics, @Nullable String modelName,
       long receivedNanos) {

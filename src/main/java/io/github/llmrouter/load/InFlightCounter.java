@@ -51,7 +51,7 @@ public final class InFlightCounter {
     if (listener != null) listener.run();
   }
 
-  /** Requests currently in flight on this replica. */
+  /** {@return the requests this client has in flight on the replica now, at least 0} */
   public int get() {
     return count;
   }

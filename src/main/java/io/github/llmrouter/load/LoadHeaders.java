@@ -13,8 +13,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code endpoint-load-metrics-format: TEXT} or {@code JSON}):
  *
  * <pre>
- * endpoint-load-metrics: TEXT named_metrics.kv_cache_usage_perc=0.4, named_metrics.num_requests_waiting=3
- * endpoint-load-metrics: JSON {"named_metrics": {"kv_cache_usage_perc": 0.4, "num_requests_waiting": 3}}
+ * endpoint-load-metrics: TEXT named_metrics.kv_cache_usage_perc=0.4,
+ * named_metrics.num_requests_waiting=3
+ * endpoint-load-metrics: JSON {"named_metrics": {"kv_cache_usage_perc": 0.4,
+ * "num_requests_waiting": 3}}
  * </pre>
  *
  * <p>Read: {@code num_requests_waiting}, {@code num_requests_running}, {@code
@@ -33,7 +35,14 @@ public final class LoadHeaders {
 
   private LoadHeaders() {}
 
-  /** The report in an {@code endpoint-load-metrics} value, or null if none could be read. */
+  /**
+   * The report in an {@code endpoint-load-metrics} value ({@code TEXT} or {@code JSON} format,
+   * ORCA's names); never throws.
+   *
+   * @param value the header value, or null
+   * @param receivedNanos when the value was received, on the client's ticker
+   * @return the report, or null if none could be read
+   */
   public static @Nullable LoadReport parseEndpointLoadMetrics(@Nullable String value,
       long receivedNanos) {
     if (value == null || value.length() > MAX_CHARS) return null;
@@ -69,6 +78,10 @@ public final class LoadHeaders {
 
   /**
    * The report in a custom header whose value is a queue depth (a non-negative number), or null.
+   *
+   * @param value the header value, or null
+   * @param receivedNanos when the value was received, on the client's ticker
+   * @return a report of only the waiting count, or null if the value is not a non-negative number
    */
   public static @Nullable LoadReport parseQueueDepth(@Nullable String value, long receivedNanos) {
     if (value == null || value.length() > 64) return null;

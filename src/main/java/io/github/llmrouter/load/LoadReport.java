@@ -29,6 +29,20 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
     HEADER
   }
 
+  /**
+   * Validates the report.
+   *
+   * @param waiting requests waiting, or -1 if unknown
+   * @param running requests running, or -1 if unknown
+   * @param awaitingFirstToken requests without their first token yet, or -1 if unknown
+   * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
+   * @param queueTimeSum the queue-time histogram's sum in seconds, or NaN if unknown
+   * @param queueTimeCount the histogram's count, or NaN if unknown
+   * @param receivedNanos when the report was received, on the client's ticker
+   * @param source where it came from; not null
+   * @throws IllegalArgumentException if a count is below -1, {@code kvUsage} is outside [0, 1],
+   *     or the queue-time totals are negative, infinite or only half known
+   */
   public LoadReport {
     if (waiting < -1) throw new IllegalArgumentException("waiting must be >= -1, got " + waiting);
     if (running < -1) throw new IllegalArgumentException("running must be >= -1, got " + running);
@@ -51,18 +65,37 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
     java.util.Objects.requireNonNull(source, "source");
   }
 
-  /** A report whose requests awaiting their first token are the waiting ones. */
+  /**
+   * A report whose requests awaiting their first token are the waiting ones.
+   *
+   * @param waiting requests waiting, or -1 if unknown
+   * @param running requests running, or -1 if unknown
+   * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
+   * @param queueTimeSum the queue-time histogram's sum in seconds, or NaN if unknown
+   * @param queueTimeCount the histogram's count, or NaN if unknown
+   * @param receivedNanos when the report was received, on the client's ticker
+   * @param source where it came from; not null
+   */
   public LoadReport(int waiting, int running, double kvUsage, double queueTimeSum,
       double queueTimeCount, long receivedNanos, Source source) {
     this(waiting, running, waiting, kvUsage, queueTimeSum, queueTimeCount, receivedNanos, source);
   }
 
-  /** A report without queue-time totals. */
+  /**
+   * A report without queue-time totals, whose requests awaiting their first token are the
+   * waiting ones.
+   *
+   * @param waiting requests waiting, or -1 if unknown
+   * @param running requests running, or -1 if unknown
+   * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
+   * @param receivedNanos when the report was received, on the client's ticker
+   * @param source where it came from; not null
+   */
   public LoadReport(int waiting, int running, double kvUsage, long receivedNanos, Source source) {
     this(waiting, running, kvUsage, Double.NaN, Double.NaN, receivedNanos, source);
   }
 
-  /** Whether the report says anything at all. */
+  /** {@return true if every field is unknown, so that the report says nothing} */
   public boolean isEmpty() {
     return waiting < 0 && running < 0 && Double.isNaN(kvUsage) && Double.isNaN(queueTimeCount);
   }

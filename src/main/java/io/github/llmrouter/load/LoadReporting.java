@@ -59,62 +59,74 @@ public final class LoadReporting {
     this.queueHeader = b.queueHeader;
   }
 
-  /** Scraping every second, with {@code endpoint-load-metrics} headers requested and read. */
+  /**
+   * {@return the defaults: scraping every second, {@code endpoint-load-metrics} requested and read}
+   */
   public static LoadReporting defaults() {
     return builder().build();
   }
 
-  /** No scraping and no load headers: routing sees only this client's in-flight counts. */
+  /** {@return a configuration without scraping or load headers, so that routing sees only this
+   * client's in-flight counts} */
   public static LoadReporting disabled() {
     return builder().scrapeInterval(Duration.ZERO).loadMetricsHeader(false).build();
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The scrape interval; zero when scraping is off. */
+  /** {@return the scrape interval; zero when scraping is off} */
   public Duration scrapeInterval() {
     return scrapeInterval;
   }
 
-  /** Whether {@code /metrics} is scraped. */
+  /** {@return whether {@code /metrics} is scraped} */
   public boolean scraping() {
     return !scrapeInterval.isZero();
   }
 
+  /** {@return the scrape timeout, as set by {@link Builder#scrapeTimeout}} */
   public Duration scrapeTimeout() {
     return scrapeTimeout;
   }
 
+  /** {@return the scrape jitter, as set by {@link Builder#scrapeJitter}} */
   public double scrapeJitter() {
     return scrapeJitter;
   }
 
+  /** {@return the metrics path, as set by {@link Builder#metricsPath}} */
   public String metricsPath() {
     return metricsPath;
   }
 
-  /** The age beyond which a report is ignored. */
+  /** {@return the age beyond which a report is ignored} */
   public Duration staleAfter() {
     return staleAfter;
   }
 
+  /** {@return the dialect, as set by {@link Builder#dialect}} */
   public EngineDialect dialect() {
     return dialect;
   }
 
-  /** Only series with this {@code model_name} label count; null for all. */
+  /**
+   * {@return the {@code model_name} label value that series must carry to count, or null for all}
+   */
   public @Nullable String modelName() {
     return modelName;
   }
 
-  /** Whether requests ask for, and responses are read for, {@code endpoint-load-metrics}. */
+  /**
+   * {@return whether requests ask for, and responses are read for, {@code endpoint-load-metrics}}
+   */
   public boolean loadMetricsHeader() {
     return loadMetricsHeader;
   }
 
-  /** A response header whose value is the replica's queue depth, or null. */
+  /** {@return a response header whose value is the replica's queue depth, or null} */
   public @Nullable String queueHeader() {
     return queueHeader;
   }
@@ -144,13 +156,21 @@ public final class LoadReporting {
     /**
      * How often each replica's {@code /metrics} is scraped, in [100 ms, 5 min], or {@link
      * Duration#ZERO} for no scraping; default 1 s.
+     *
+     * @param scrapeInterval the scrape interval; not null
+     * @return this builder
      */
     public Builder scrapeInterval(Duration scrapeInterval) {
       this.scrapeInterval = requireNonNull(scrapeInterval, "scrapeInterval");
       return this;
     }
 
-    /** The timeout of one scrape, in (0, scrapeInterval]; default 500 ms. */
+    /**
+     * The timeout of one scrape, in (0, scrapeInterval]; default 500 ms.
+     *
+     * @param scrapeTimeout the scrape timeout; not null
+     * @return this builder
+     */
     public Builder scrapeTimeout(Duration scrapeTimeout) {
       this.scrapeTimeout = requireNonNull(scrapeTimeout, "scrapeTimeout");
       return this;
@@ -159,13 +179,22 @@ public final class LoadReporting {
     /**
      * Random spread of each interval, as a fraction either way, in [0, 0.5]; default {@value
      * #DEFAULT_SCRAPE_JITTER}. Keeps many clients from scraping a fleet in lockstep.
+     *
+     * @param scrapeJitter the scrape jitter, checked at {@link #build()}
+     * @return this builder
      */
     public Builder scrapeJitter(double scrapeJitter) {
       this.scrapeJitter = scrapeJitter;
       return this;
     }
 
-    /** The metrics path, resolved against each replica's base URL; default {@value #DEFAULT_METRICS_PATH}. */
+    /**
+     * The metrics path, resolved against each replica's base URL; default {@value
+     * #DEFAULT_METRICS_PATH}.
+     *
+     * @param metricsPath the metrics path; not null
+     * @return this builder
+     */
     public Builder metricsPath(String metricsPath) {
       this.metricsPath = requireNonNull(metricsPath, "metricsPath");
       return this;
@@ -175,19 +204,32 @@ public final class LoadReporting {
      * The age beyond which a report is ignored, in (0, 1 h]; default {@value
      * #DEFAULT_STALE_INTERVALS} × the scrape interval, or 3 s when scraping is off (header
      * reports only).
+     *
+     * @param staleAfter the stale after; not null
+     * @return this builder
      */
     public Builder staleAfter(Duration staleAfter) {
       this.staleAfter = requireNonNull(staleAfter, "staleAfter");
       return this;
     }
 
-    /** The engine's metric names; default {@link EngineDialect#AUTO}. */
+    /**
+     * The engine's metric names; default {@link EngineDialect#AUTO}.
+     *
+     * @param dialect the dialect; not null
+     * @return this builder
+     */
     public Builder dialect(EngineDialect dialect) {
       this.dialect = requireNonNull(dialect, "dialect");
       return this;
     }
 
-    /** Count only series with this {@code model_name} label; default all series. */
+    /**
+     * Count only series with this {@code model_name} label; default all series.
+     *
+     * @param modelName the model name; not null
+     * @return this builder
+     */
     public Builder modelName(String modelName) {
       this.modelName = requireNonNull(modelName, "modelName");
       return this;
@@ -196,19 +238,32 @@ public final class LoadReporting {
     /**
      * Whether to send {@code endpoint-load-metrics-format: TEXT} with every request and read the
      * {@code endpoint-load-metrics} response header (vLLM's ORCA reports); default true.
+     *
+     * @param loadMetricsHeader the load metrics header, checked at {@link #build()}
+     * @return this builder
      */
     public Builder loadMetricsHeader(boolean loadMetricsHeader) {
       this.loadMetricsHeader = loadMetricsHeader;
       return this;
     }
 
-    /** A response header carrying the replica's queue depth as a number; default none. */
+    /**
+     * A response header carrying the replica's queue depth as a number; default none.
+     *
+     * @param queueHeader the queue header; not null
+     * @return this builder
+     */
     public Builder queueHeader(String queueHeader) {
       this.queueHeader = requireNonNull(queueHeader, "queueHeader");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the LoadReporting.
+     *
+     * @return an immutable, thread-safe {@code LoadReporting}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public LoadReporting build() {
       boolean off = scrapeInterval.isZero();
       if (!off && (scrapeInterval.compareTo(Duration.ofMillis(100)) < 0

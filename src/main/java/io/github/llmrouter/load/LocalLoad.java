@@ -2,7 +2,7 @@ package io.github.llmrouter.load;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;
@@ -75,14 +75,25 @@ public final class LocalLoad implements LoadView {
     if (shared.reported) sumReports();
   }
 
-  /** A view with zero load over {@code replicas}, the system ticker and the default staleness. */
+  /**
+   * A view with zero load over {@code replicas}, the system ticker and the default staleness.
+   *
+   * @param replicas the snapshot to index by; not null
+   * @return a new view, sharing nothing with other views
+   */
   public static LocalLoad of(ReplicaSet replicas) {
-    return of(replicas, Ticker.systemTicker(), DEFAULT_STALE_AFTER);
+    return of(replicas, Ticker.system(), DEFAULT_STALE_AFTER);
   }
 
   /**
    * A view with zero load over {@code replicas} that ages reports with {@code ticker} and ignores
    * those older than {@code staleAfter}.
+   *
+   * @param replicas the snapshot to index by; not null
+   * @param ticker the time source reports are aged with; not null
+   * @param staleAfter the age beyond which a report is ignored; positive
+   * @return a new view, sharing nothing with other views
+   * @throws IllegalArgumentException if {@code staleAfter} is not positive
    */
   public static LocalLoad of(ReplicaSet replicas, Ticker ticker, Duration staleAfter) {
     requireNonNull(ticker, "ticker");
@@ -97,6 +108,9 @@ public final class LocalLoad implements LoadView {
    * The view over a new snapshot: replicas that remain keep their counters and reports, new ones
    * start at 0 with no report. Requests in flight on removed replicas stop counting towards the
    * total when they release.
+   *
+   * @param snapshot the new membership; not null
+   * @return a view over {@code snapshot} sharing this view's counters, reports and ticker
    */
   public LocalLoad next(ReplicaSet snapshot) {
     requireNonNull(snapshot, "snapshot");
@@ -111,12 +125,17 @@ public final class LocalLoad implements LoadView {
     return new LocalLoad(snapshot, next, shared, ticker, staleAfterNanos);
   }
 
-  /** The snapshot this view is indexed by. */
+  /** {@return the snapshot this view is indexed by} */
   public ReplicaSet replicas() {
     return replicas;
   }
 
-  /** The counter of the replica at {@code index}. */
+  /**
+   * The counter of the replica at {@code index}.
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @return the counter, shared with the views of later snapshots while the replica stays
+   */
   public InFlightCounter counter(int index) {
     return counters[index];
   }
@@ -219,26 +238,46 @@ public final class LocalLoad implements LoadView {
     return ratios == null ? Double.NaN : ratios[index];
   }
 
-  /** The replica's latest report, fresh or stale, or null if it never reported. */
+  /**
+   * The replica's latest report, fresh or stale, or null if it never reported.
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @return the report, or null
+   */
   public @Nullable LoadReport lastReport(int index) {
     InFlightCounter.Published p = counters[index].report();
     return p == null ? null : p.report();
   }
 
-  /** Whether the replica has a report younger than the staleness limit. */
+  /**
+   * Whether the replica has a report younger than the staleness limit.
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @return true if a report younger than {@link #staleAfterNanos()} exists
+   */
   public boolean hasFreshReport(int index) {
     InFlightCounter.Published p = counters[index].report();
     return p != null && !isStale(p, ticker.read());
   }
 
-  /** Requests this client dispatched to the replica since its latest report (0 if none). */
+  /**
+   * Requests this client dispatched to the replica since its latest report (0 if none).
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @return the count, at least 0
+   */
   public long dispatchedSinceReport(int index) {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
     return p == null ? 0 : Math.max(0, c.dispatched() - p.dispatchedAtReport());
   }
 
-  /** Requests of this client that completed on the replica since its latest report (0 if none). */
+  /**
+   * Requests of this client that completed on the replica since its latest report (0 if none).
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @return the count, at least 0
+   */
   public long completedSinceReport(int index) {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
@@ -248,12 +287,12 @@ public final class LocalLoad implements LoadView {
     return Math.max(0, completedNow - completedThen);
   }
 
-  /** The staleness limit, in nanoseconds. */
+  /** {@return the staleness limit in nanoseconds, positive} */
   public long staleAfterNanos() {
     return staleAfterNanos;
   }
 
-  /** The ticker reports are aged with. */
+  /** {@return the ticker reports are aged with} */
   public Ticker ticker() {
     return ticker;
   }
@@ -261,6 +300,11 @@ public final class LocalLoad implements LoadView {
   /**
    * Publishes a report for the replica at {@code index}. {@code fromResponse}: it came on the
    * response of a request still counted in flight here (see {@link InFlightCounter}).
+   *
+   * @param index the replica's position in {@link #replicas()}
+   * @param report the report; not null
+   * @param fromResponse whether it came on the response of a request this client still counts in
+   *     flight
    */
   public void publish(int index, LoadReport report, boolean fromResponse) {
     counters[index].publish(requireNonNull(report, "report"), fromResponse);
@@ -314,7 +358,15 @@ public final class LocalLoad implements LoadView {
     return Math.max(1, s.base + shared.total.get() + 1) / s.weight;
   }
 
-  /** Publishes a report by replica id; ignored if the replica is not in this snapshot. */
+  /**
+   * Publishes a report by replica id; ignored if the replica is not in this snapshot.
+   *
+   * @param replicaId the replica's id; not null
+   * @param report the report; not null
+   * @param fromResponse whether it came on the response of a request this client still counts in
+   *     flight
+   * @return true if the replica is in this snapshot and the report was published
+   */
   public boolean publish(String replicaId, LoadReport report, boolean fromResponse) {
     int i = replicas.indexOf(requireNonNull(replicaId, "replicaId"));
     if (i < 0) return false;
@@ -322,7 +374,11 @@ public final class LocalLoad implements LoadView {
     return true;
   }
 
-  /** Runs {@code listener} after every release of any counter of this view (null: none). */
+  /**
+   * Runs {@code listener} after every release of any counter of this view (null: none).
+   *
+   * @param listener a fast, non-throwing callback run on the releasing thread, or null to remove it
+   */
   public void onRelease(@Nullable Runnable listener) {
     shared.onRelease = listener;
   }

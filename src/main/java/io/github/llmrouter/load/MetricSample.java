@@ -15,13 +15,24 @@ import org.jspecify.annotations.Nullable;
  * @param value the sample value
  */
 public record MetricSample(String name, Map<String, String> labels, double value) {
+  /**
+   * Validates the sample and copies its labels.
+   *
+   * @param name the metric name; not null
+   * @param labels the labels; copied into an unmodifiable map that keeps their order
+   * @param value the sample value, any double
+   */
   public MetricSample {
     requireNonNull(name, "name");
     labels = java.util.Collections.unmodifiableMap(
         new java.util.LinkedHashMap<>(requireNonNull(labels, "labels")));
   }
 
-  /** The value of label {@code name}, or null if the sample has no such label. */
+  /**
+   * {@return the value of label {@code name}, or null if the sample has no such label}
+   *
+   * @param name the label name
+   */
   public @Nullable String label(String name) {
     return labels.get(name);
   }

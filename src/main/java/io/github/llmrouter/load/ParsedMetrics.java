@@ -27,22 +27,30 @@ public final class ParsedMetrics {
     this.malformedLines = malformedLines;
   }
 
-  /** Every sample, in exposition order. */
+  /** {@return every sample, in exposition order} */
   public List<MetricSample> samples() {
     return samples;
   }
 
-  /** The samples of metric {@code name} (empty if absent). */
+  /**
+   * {@return the samples of metric {@code name} in exposition order; empty if absent}
+   *
+   * @param name the metric name; not null
+   */
   public List<MetricSample> samples(String name) {
     return byName.getOrDefault(requireNonNull(name, "name"), List.of());
   }
 
-  /** Whether at least one sample of metric {@code name} is present. */
+  /**
+   * {@return whether at least one sample of metric {@code name} is present}
+   *
+   * @param name the metric name; not null
+   */
   public boolean has(String name) {
     return byName.containsKey(requireNonNull(name, "name"));
   }
 
-  /** Lines skipped because they did not parse. */
+  /** {@return the number of lines skipped because they did not parse} */
   public int malformedLines() {
     return malformedLines;
   }
@@ -51,6 +59,11 @@ public final class ParsedMetrics {
    * The sum of the finite values of metric {@code name} over the samples whose label {@code
    * labelName} equals {@code labelValue} (all samples if {@code labelName} is null); NaN if no
    * sample matches or none is finite.
+   *
+   * @param name the metric name; not null
+   * @param labelName a label to filter on, or null for every sample
+   * @param labelValue the value {@code labelName} must have
+   * @return the sum, or NaN
    */
   public double sum(String name, @Nullable String labelName, @Nullable String labelValue) {
     double sum = 0;
@@ -63,7 +76,14 @@ public final class ParsedMetrics {
     return any ? sum : Double.NaN;
   }
 
-  /** Like {@link #sum} but the mean of the matching finite values. */
+  /**
+   * Like {@link #sum} but the mean of the matching finite values.
+   *
+   * @param name the metric name; not null
+   * @param labelName a label to filter on, or null for every sample
+   * @param labelValue the value {@code labelName} must have
+   * @return the mean, or NaN if no sample matches or none is finite
+   */
   public double mean(String name, @Nullable String labelName, @Nullable String labelValue) {
     double sum = 0;
     int n = 0;

@@ -30,7 +30,12 @@ public final class PrometheusText {
 
   private PrometheusText() {}
 
-  /** Parses {@code text}; never throws (other than for a null argument). */
+  /**
+   * Parses {@code text}; never throws (other than for a null argument).
+   *
+   * @param text a Prometheus or OpenMetrics text exposition; not null
+   * @return the samples that parsed, and a count of the lines that did not
+   */
   public static ParsedMetrics parse(CharSequence text) {
     requireNonNull(text, "text");
     List<MetricSample> samples = new ArrayList<>();

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record CallFinishedEvent(String operation, String model, int attempts,
     @Nullable String replicaId, long durationNanos, @Nullable LlmException failure) {
-  /** Whether the call succeeded. */
+  /** {@return whether the call succeeded} */
   public boolean succeeded() {
     return failure == null;
   }

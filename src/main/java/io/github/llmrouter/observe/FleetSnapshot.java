@@ -29,6 +29,19 @@ import org.jspecify.annotations.Nullable;
 public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, double meanWaiting,
     int reportingReplicas, int saturatedReplicas, int queueThreshold, double kvUsageThreshold,
     long scrapeFailures, long malformedMetricsLines) {
+  /**
+   * Creates a snapshot; {@code replicas} is copied.
+   *
+   * @param replicas one entry per replica, in fleet order
+   * @param totalWaiting the sum of the effective queues of the replicas with a fresh report
+   * @param meanWaiting {@code totalWaiting} per reporting replica; 0 if none reports
+   * @param reportingReplicas replicas with a fresh report
+   * @param saturatedReplicas replicas at or above the queue or KV-usage threshold
+   * @param queueThreshold the effective queue that counts as saturated
+   * @param kvUsageThreshold the KV usage that counts as saturated
+   * @param scrapeFailures metrics scrapes that failed since the client started
+   * @param malformedMetricsLines metrics lines skipped as malformed since the client started
+   */
   public FleetSnapshot {
     replicas = List.copyOf(requireNonNull(replicas, "replicas"));
   }
@@ -39,6 +52,8 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
    * target)}, at least 1. With no reports it is the current count.
    *
    * @param targetMeanWaiting waiting requests per replica to aim for, > 0
+   * @return the desired replica count, at least 1
+   * @throws IllegalArgumentException if {@code targetMeanWaiting} is not positive
    */
   public int replicasFor(double targetMeanWaiting) {
     if (!(targetMeanWaiting > 0)) {
@@ -49,7 +64,7 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, desired));
   }
 
-  /** Whether every replica is saturated (and there is at least one). */
+  /** {@return whether every replica is saturated (and there is at least one)} */
   public boolean saturated() {
     return !replicas.isEmpty() && saturatedReplicas == replicas.size();
   }
@@ -72,6 +87,21 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
   public record ReplicaLoad(String replicaId, int reportedWaiting, int effectiveQueue, int running,
       double kvUsage, @Nullable Duration reportAge, boolean fresh, int inFlight,
       long dispatchedSinceReport, long completedSinceReport, boolean saturated) {
+    /**
+     * Creates one replica's entry.
+     *
+     * @param replicaId the replica's id
+     * @param reportedWaiting waiting requests in its latest report, -1 if none or unknown
+     * @param effectiveQueue its effective queue, -1 if unknown (no fresh report)
+     * @param running running requests in its latest report, -1 if none or unknown
+     * @param kvUsage KV-cache usage in its latest fresh report, NaN if unknown
+     * @param reportAge the age of its latest report, null if it never reported
+     * @param fresh whether that report is younger than the staleness limit
+     * @param inFlight this client's requests in flight on it
+     * @param dispatchedSinceReport this client's requests sent to it since the report
+     * @param completedSinceReport this client's requests completed on it since the report
+     * @param saturated whether it is at or above a threshold
+     */
     public ReplicaLoad {
       requireNonNull(replicaId, "replicaId");
     }

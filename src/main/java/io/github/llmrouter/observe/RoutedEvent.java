@@ -25,7 +25,17 @@ import org.jspecify.annotations.Nullable;
 public record RoutedEvent(String operation, String model, int attempt, String replicaId,
     String reason, int replicaInFlight, long totalInFlight, long predictedCachedTokens,
     @Nullable Duration estimatedWait, String versusRunnerUp) {
-  /** An event without the policy's predictions. */
+  /**
+   * An event without the policy's predictions.
+   *
+   * @param operation the call's operation, such as {@code chat}
+   * @param model the requested model
+   * @param attempt 1 for the first attempt, 2 for the first retry, …
+   * @param replicaId the chosen replica
+   * @param reason why the policy chose it
+   * @param replicaInFlight this client's requests in flight on the replica before this one
+   * @param totalInFlight this client's requests in flight on the whole fleet before this one
+   */
   public RoutedEvent(String operation, String model, int attempt, String replicaId, String reason,
       int replicaInFlight, long totalInFlight) {
     this(operation, model, attempt, replicaId, reason, replicaInFlight, totalInFlight, -1, null,

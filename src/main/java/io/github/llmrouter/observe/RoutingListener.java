@@ -12,7 +12,8 @@ package io.github.llmrouter.observe;
  * LlmClient client = LlmClient.builder()
  *     .replicas("http://10.0.0.7:8000", "http://10.0.0.8:8000")
  *     .listener(new RoutingListener() {
- *       public void onRouted(RoutedEvent e) { log.debug("{} -> {} ({})", e.model(), e.replicaId(), e.reason()); }
+ * public void onRouted(RoutedEvent e) { log.debug("{} -> {} ({})", e.model(), e.replicaId(),
+ * e.reason()); }
  *     })
  *     .build();
  * }</pre>
@@ -21,32 +22,68 @@ public interface RoutingListener {
   /** A listener that ignores everything. */
   RoutingListener NONE = new RoutingListener() {};
 
-  /** A replica was chosen for an attempt. */
+  /**
+   * A replica was chosen for an attempt.
+   *
+   * @param event the event; never null
+   */
   default void onRouted(RoutedEvent event) {}
 
-  /** An attempt failed; {@link AttemptFailedEvent#willRetry()} says whether another follows. */
+  /**
+   * An attempt failed; {@link AttemptFailedEvent#willRetry()} says whether another follows.
+   *
+   * @param event the event; never null
+   */
   default void onAttemptFailed(AttemptFailedEvent event) {}
 
-  /** A call ended, successfully or not (for streams: when the first chunk arrived or all failed). */
+  /**
+   * A call ended, successfully or not (for streams: when the first chunk arrived or all failed).
+   *
+   * @param event the event; never null
+   */
   default void onCallFinished(CallFinishedEvent event) {}
 
   // Fleet events (issue 5): membership, ejection, breakers, health, panic.
 
-  /** A replica joined, left or changed. */
+  /**
+   * A replica joined, left or changed.
+   *
+   * @param event the event; never null
+   */
   default void onMembershipChanged(MembershipEvent event) {}
 
-  /** Outlier detection ejected a replica, or an ejection ended. */
+  /**
+   * Outlier detection ejected a replica, or an ejection ended.
+   *
+   * @param event the event; never null
+   */
   default void onEjection(EjectionEvent event) {}
 
-  /** A replica's circuit breaker changed state. */
+  /**
+   * A replica's circuit breaker changed state.
+   *
+   * @param event the event; never null
+   */
   default void onCircuitBreaker(CircuitBreakerEvent event) {}
 
-  /** Active health checking flipped a replica's health. */
+  /**
+   * Active health checking flipped a replica's health.
+   *
+   * @param event the event; never null
+   */
   default void onHealthChanged(HealthChangedEvent event) {}
 
-  /** Panic mode began or ended. */
+  /**
+   * Panic mode began or ended.
+   *
+   * @param event the event; never null
+   */
   default void onPanic(PanicEvent event) {}
 
-  /** A resolver failed; the last published replicas stay in use. */
+  /**
+   * A resolver failed; the last published replicas stay in use.
+   *
+   * @param event the event; never null
+   */
   default void onResolverError(ResolverErrorEvent event) {}
 }

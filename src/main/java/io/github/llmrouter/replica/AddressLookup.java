@@ -15,13 +15,19 @@ import java.util.List;
 @FunctionalInterface
 public interface AddressLookup {
   /**
-   * Every address of {@code host}: all A and AAAA records.
+   * Every address of {@code host}: all A and AAAA records. Called from the resolver's own thread,
+   * never on the request path, so it may block.
    *
+   * @param host the name to look up
+   * @return the addresses, at least one
    * @throws UnknownHostException if the name has no address or the lookup failed
    */
   List<InetAddress> lookup(String host) throws UnknownHostException;
 
-  /** {@link InetAddress#getAllByName}: honours {@code /etc/hosts}, but through the JVM's cache. */
+  /**
+   * {@return a lookup through {@link InetAddress#getAllByName}, which honours {@code /etc/hosts}
+   * but answers from the JVM's cache}
+   */
   static AddressLookup system() {
     return host -> List.of(InetAddress.getAllByName(host));
   }
@@ -32,6 +38,8 @@ public interface AddressLookup {
    * localhost}) falls back to {@link #system()}, as does a short name that needs the resolver's
    * search domains: give the fully qualified name (e.g. {@code my-llm.default.svc.cluster.local})
    * to see changes at every re-resolution.
+   *
+   * @return the shared, thread-safe uncached lookup
    */
   static AddressLookup uncached() {
     return UncachedDnsLookup.INSTANCE;

@@ -61,7 +61,13 @@ public final class DnsResolver implements ReplicaResolver {
     this.lookup = b.lookup;
   }
 
-  /** A builder for the addresses of {@code host}, each serving on {@code port}. */
+  /**
+   * A builder for the addresses of {@code host}, each serving on {@code port}.
+   *
+   * @param host a DNS name (a headless Service's, typically); not null
+   * @param port the port every address serves on
+   * @return a new builder holding every other default; not thread-safe
+   */
   public static Builder builder(String host, int port) {
     return new Builder(host, port);
   }
@@ -156,31 +162,56 @@ public final class DnsResolver implements ReplicaResolver {
       this.port = port;
     }
 
-    /** {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}. */
+    /**
+     * {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}.
+     *
+     * @param scheme the scheme; not null
+     * @return this builder
+     */
     public Builder scheme(String scheme) {
       this.scheme = requireNonNull(scheme, "scheme");
       return this;
     }
 
-    /** How often to re-resolve, in [100 ms, 1 h]; default 5 s. */
+    /**
+     * How often to re-resolve, in [100 ms, 1 h]; default 5 s.
+     *
+     * @param interval the interval; not null
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = requireNonNull(interval, "interval");
       return this;
     }
 
-    /** The longest wait between retries after repeated failures, in [interval, 1 h]; default 60 s. */
+    /**
+     * The longest wait between retries after repeated failures, in [interval, 1 h]; default 60 s.
+     *
+     * @param maxBackoff the max backoff; not null
+     * @return this builder
+     */
     public Builder maxBackoff(Duration maxBackoff) {
       this.maxBackoff = requireNonNull(maxBackoff, "maxBackoff");
       return this;
     }
 
-    /** How names become addresses; default {@link AddressLookup#uncached()}. */
+    /**
+     * How names become addresses; default {@link AddressLookup#uncached()}.
+     *
+     * @param lookup the lookup; not null
+     * @return this builder
+     */
     public Builder lookup(AddressLookup lookup) {
       this.lookup = requireNonNull(lookup, "lookup");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the DnsResolver.
+     *
+     * @return an immutable, thread-safe {@code DnsResolver}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public DnsResolver build() {
       if (host.isBlank()) throw new IllegalArgumentException("DnsResolver.host must not be blank");
       if (port < 1 || port > 65_535) {

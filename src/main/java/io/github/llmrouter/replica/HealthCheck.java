@@ -50,35 +50,42 @@ public final class HealthCheck {
     this.jitter = b.jitter;
   }
 
-  /** Checks with every default. */
+  /** {@return health checks with every default} */
   public static HealthCheck defaults() {
     return DEFAULTS;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return the path, as set by {@link Builder#path}} */
   public String path() {
     return path;
   }
 
+  /** {@return the interval, as set by {@link Builder#interval}} */
   public Duration interval() {
     return interval;
   }
 
+  /** {@return the timeout, as set by {@link Builder#timeout}} */
   public Duration timeout() {
     return timeout;
   }
 
+  /** {@return the unhealthy threshold, as set by {@link Builder#unhealthyThreshold}} */
   public int unhealthyThreshold() {
     return unhealthyThreshold;
   }
 
+  /** {@return the healthy threshold, as set by {@link Builder#healthyThreshold}} */
   public int healthyThreshold() {
     return healthyThreshold;
   }
 
+  /** {@return the jitter, as set by {@link Builder#jitter}} */
   public double jitter() {
     return jitter;
   }
@@ -101,13 +108,23 @@ public final class HealthCheck {
 
     private Builder() {}
 
-    /** The path polled with GET, starting with {@code /}; default {@value #DEFAULT_PATH}. */
+    /**
+     * The path polled with GET, starting with {@code /}; default {@value #DEFAULT_PATH}.
+     *
+     * @param path the path; not null
+     * @return this builder
+     */
     public Builder path(String path) {
       this.path = requireNonNull(path, "path");
       return this;
     }
 
-    /** Time between two checks of a replica, in [10 ms, 1 h]; default 5 s. */
+    /**
+     * Time between two checks of a replica, in [10 ms, 1 h]; default 5 s.
+     *
+     * @param interval the interval; not null
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = requireNonNull(interval, "interval");
       return this;
@@ -116,31 +133,57 @@ public final class HealthCheck {
     /**
      * Timeout of one check, in (0, 1 min]; default 2 s. It may exceed the interval: the next
      * check of a replica is scheduled only when the previous one has ended.
+     *
+     * @param timeout the timeout; not null
+     * @return this builder
      */
     public Builder timeout(Duration timeout) {
       this.timeout = requireNonNull(timeout, "timeout");
       return this;
     }
 
-    /** Failed checks in a row that mark a replica down, in [1, 100]; default {@value #DEFAULT_UNHEALTHY_THRESHOLD}. */
+    /**
+     * Failed checks in a row that mark a replica down, in [1, 100]; default {@value
+     * #DEFAULT_UNHEALTHY_THRESHOLD}.
+     *
+     * @param unhealthyThreshold the unhealthy threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder unhealthyThreshold(int unhealthyThreshold) {
       this.unhealthyThreshold = unhealthyThreshold;
       return this;
     }
 
-    /** Passed checks in a row that mark it up again, in [1, 100]; default {@value #DEFAULT_HEALTHY_THRESHOLD}. */
+    /**
+     * Passed checks in a row that mark it up again, in [1, 100]; default {@value
+     * #DEFAULT_HEALTHY_THRESHOLD}.
+     *
+     * @param healthyThreshold the healthy threshold, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder healthyThreshold(int healthyThreshold) {
       this.healthyThreshold = healthyThreshold;
       return this;
     }
 
-    /** Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value #DEFAULT_JITTER}. */
+    /**
+     * Random spread of each interval, as a fraction of it, in [0, 0.5]; default {@value
+     * #DEFAULT_JITTER}.
+     *
+     * @param jitter the jitter, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder jitter(double jitter) {
       this.jitter = jitter;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the HealthCheck.
+     *
+     * @return an immutable, thread-safe {@code HealthCheck}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public HealthCheck build() {
       if (!path.startsWith("/")) {
         throw new IllegalArgumentException("HealthCheck.path must start with /, got '" + path + "'");

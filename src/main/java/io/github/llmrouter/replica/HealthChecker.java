@@ -92,7 +92,7 @@ public final class HealthChecker implements AutoCloseable {
 
     Probe(Replica replica) {
       this.replica = replica;
-      Request.Builder b = new Request.Builder().url(replica.baseUrl().resolve(config.path())).get();
+      Request.Builder b = new Request.Builder().url(replica.url(config.path())).get();
       for (Map.Entry<String, String> h : replica.headers().entrySet()) b.header(h.getKey(), h.getValue());
       this.request = b.build();
     }

@@ -2,7 +2,7 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The health of every replica of the fleet, by id: membership bookkeeping (with events), passive
- * outlier detection, health flips reported by {@link HealthChecker}, and slow start. The request
+ * outlier detection, pauses a replica asks for with {@code Retry-After}, health flips reported by
+ * {@link HealthChecker}, and slow start. The request
  * path reads {@link ReplicaHealth} objects (volatile fields, no locks); this class's lock is taken
  * only to change membership or to eject. Internal; the public knobs are {@link OutlierDetection},
  * {@link HealthCheck} and {@code LlmClient.Builder.slowStart}.
@@ -106,6 +107,22 @@ public final class HealthTracker {
     if (!outliers.enabled()) return;
     int failures = health.consecutiveFailures.incrementAndGet();
     if (failures >= outliers.consecutiveFailures()) eject(health, failures, what);
+  }
+
+  /**
+   * The replica answered with {@code Retry-After}: it is not to be called before ticker time
+   * {@code until}. A later pause extends an earlier one, never shortens it; a success does not end
+   * it (answers in flight when it was asked for say nothing about it).
+   *
+   * @param health the replica
+   * @param until ticker time before which it is not to be called
+   */
+  public void onRetryAfter(ReplicaHealth health, long until) {
+    long current;
+    do {
+      current = health.pausedUntil.get();
+      if (current != ReplicaHealth.NEVER && until - current <= 0) return;
+    } while (!health.pausedUntil.compareAndSet(current, until));
   }
 
   /** Active health checking decided the replica with {@code id} is (un)healthy. */

@@ -45,36 +45,44 @@ public final class OutlierDetection {
     this.maxEjectionPercent = b.maxEjectionPercent;
   }
 
-  /** The defaults: 5 failures, 30 s base, 300 s max, 10%. */
+  /** {@return the defaults: 5 failures, 30 s base, 300 s max, 10%} */
   public static OutlierDetection defaults() {
     return DEFAULTS;
   }
 
-  /** No passive ejection (failover and circuit breakers still apply). */
+  /**
+   * {@return a configuration without passive ejection (failover and circuit breakers still apply)}
+   */
   public static OutlierDetection disabled() {
     return DISABLED;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** {@return whether outlier ejection is on} */
   public boolean enabled() {
     return enabled;
   }
 
+  /** {@return the consecutive failures, as set by {@link Builder#consecutiveFailures}} */
   public int consecutiveFailures() {
     return consecutiveFailures;
   }
 
+  /** {@return the base ejection time, as set by {@link Builder#baseEjectionTime}} */
   public Duration baseEjectionTime() {
     return baseEjectionTime;
   }
 
+  /** {@return the max ejection time, as set by {@link Builder#maxEjectionTime}} */
   public Duration maxEjectionTime() {
     return maxEjectionTime;
   }
 
+  /** {@return the max ejection percent, as set by {@link Builder#maxEjectionPercent}} */
   public int maxEjectionPercent() {
     return maxEjectionPercent;
   }
@@ -95,19 +103,34 @@ public final class OutlierDetection {
 
     private Builder() {}
 
-    /** Failures in a row that eject, in [1, 1000]; default {@value #DEFAULT_CONSECUTIVE_FAILURES}. */
+    /**
+     * Failures in a row that eject, in [1, 1000]; default {@value #DEFAULT_CONSECUTIVE_FAILURES}.
+     *
+     * @param consecutiveFailures the consecutive failures, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder consecutiveFailures(int consecutiveFailures) {
       this.consecutiveFailures = consecutiveFailures;
       return this;
     }
 
-    /** The first ejection's length, multiplied by the ejection count, in (0, 1 h]; default 30 s. */
+    /**
+     * The first ejection's length, multiplied by the ejection count, in (0, 1 h]; default 30 s.
+     *
+     * @param baseEjectionTime the base ejection time; not null
+     * @return this builder
+     */
     public Builder baseEjectionTime(Duration baseEjectionTime) {
       this.baseEjectionTime = java.util.Objects.requireNonNull(baseEjectionTime, "baseEjectionTime");
       return this;
     }
 
-    /** The longest ejection, in [baseEjectionTime, 24 h]; default 300 s. */
+    /**
+     * The longest ejection, in [baseEjectionTime, 24 h]; default 300 s.
+     *
+     * @param maxEjectionTime the max ejection time; not null
+     * @return this builder
+     */
     public Builder maxEjectionTime(Duration maxEjectionTime) {
       this.maxEjectionTime = java.util.Objects.requireNonNull(maxEjectionTime, "maxEjectionTime");
       return this;
@@ -116,13 +139,21 @@ public final class OutlierDetection {
     /**
      * The largest share of the fleet ejected at once, in percent, in [0, 100]; default {@value
      * #DEFAULT_MAX_EJECTION_PERCENT}. 0 never ejects.
+     *
+     * @param maxEjectionPercent the max ejection percent, checked at {@link #build()}
+     * @return this builder
      */
     public Builder maxEjectionPercent(int maxEjectionPercent) {
       this.maxEjectionPercent = maxEjectionPercent;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the OutlierDetection.
+     *
+     * @return an immutable, thread-safe {@code OutlierDetection}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public OutlierDetection build() {
       if (consecutiveFailures < 1 || consecutiveFailures > 1000) {
         throw new IllegalArgumentException(

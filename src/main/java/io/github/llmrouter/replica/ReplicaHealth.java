@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The routing eligibility of one replica, read on the request path: whether active health checks
- * pass, whether outlier detection has ejected it, and how far along its slow start is. One object
+ * pass, whether outlier detection has ejected it, whether it asked to be left alone for a while
+ * ({@code Retry-After}), and how far along its slow start is. One object
  * per replica id, carried across membership snapshots by {@link HealthTracker}; every read is a
  * plain volatile read, every write comes from a failure, a health check or an expiry. Internal.
  */
@@ -17,6 +18,8 @@ public final class ReplicaHealth {
   volatile boolean healthy = true;
   final AtomicLong ejectedUntil = new AtomicLong(NEVER);
   volatile long warmingSince = NEVER;
+  /** Ticker time until which the replica asked not to be called (Retry-After), or NEVER. */
+  final AtomicLong pausedUntil = new AtomicLong(NEVER);
   final AtomicInteger consecutiveFailures = new AtomicInteger();
   // Guarded by the tracker: ejection bookkeeping, touched only when ejecting.
   int ejections;
@@ -27,12 +30,12 @@ public final class ReplicaHealth {
     this.tracker = tracker;
   }
 
-  /** The replica's id. */
+  /** {@return the replica's id} */
   public String id() {
     return id;
   }
 
-  /** Whether active health checks pass (true when none are configured). */
+  /** {@return whether active health checks pass (true when none are configured)} */
   public boolean isHealthy() {
     return healthy;
   }
@@ -40,6 +43,9 @@ public final class ReplicaHealth {
   /**
    * Whether outlier detection has the replica ejected at ticker time {@code now}. The first reader
    * to see an ejection expire ends it (and reports it), so no timer is needed.
+   *
+   * @param now a reading of the client's ticker
+   * @return true while the ejection lasts
    */
   public boolean isEjected(long now) {
     long until = ejectedUntil.get();
@@ -50,9 +56,33 @@ public final class ReplicaHealth {
   }
 
   /**
+   * Whether the replica asked, with {@code Retry-After}, not to be called now.
+   *
+   * @param now the ticker time
+   * @return true while the pause lasts
+   */
+  public boolean isPaused(long now) {
+    long until = pausedUntil.get();
+    return until != NEVER && now - until < 0;
+  }
+
+  /**
+   * When the replica's {@code Retry-After} pause ends.
+   *
+   * @return the ticker time until which it asked not to be called, in the past once the pause is
+   *     over, or {@link Long#MIN_VALUE} if it never asked
+   */
+  public long pausedUntil() {
+    return pausedUntil.get();
+  }
+
+  /**
    * The share of keys the replica accepts at ticker time {@code now}: 1.0 once warm, ramping
    * linearly from {@link HealthTracker#SLOW_START_MIN_SHARE} over the slow-start window after it
    * joined or came back.
+   *
+   * @param now a reading of the client's ticker
+   * @return the share, in (0, 1]
    */
   public double slowStartShare(long now) {
     long since = warmingSince;
@@ -60,7 +90,7 @@ public final class ReplicaHealth {
     return tracker.share(this, since, now);
   }
 
-  /** Consecutive replica failures since the last success or ejection. */
+  /** {@return the consecutive replica failures since the last success or ejection} */
   public int consecutiveFailures() {
     return consecutiveFailures.get();
   }
@@ -68,6 +98,7 @@ public final class ReplicaHealth {
   @Override
   public String toString() {
     return "ReplicaHealth{id=" + id + ", healthy=" + healthy + ", ejected="
-        + (ejectedUntil.get() != NEVER) + ", warming=" + (warmingSince != NEVER) + '}';
+        + (ejectedUntil.get() != NEVER) + ", paused=" + (pausedUntil.get() != NEVER)
+        + ", warming=" + (warmingSince != NEVER) + '}';
   }
 }

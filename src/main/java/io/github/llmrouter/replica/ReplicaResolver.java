@@ -2,7 +2,7 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -37,6 +37,8 @@ public interface ReplicaResolver extends AutoCloseable {
   /**
    * Starts resolving. Called once, by the client's builder; must not block for long: do lookups
    * on {@link Context#scheduler()} or the resolver's own threads, and publish from there.
+   *
+   * @param context where to publish snapshots and report failures; valid until {@link #close()}
    */
   void start(Context context);
 
@@ -44,12 +46,20 @@ public interface ReplicaResolver extends AutoCloseable {
   @Override
   default void close() {}
 
-  /** A short description for events and logs, e.g. {@code "DnsResolver: my-llm.default.svc."}. */
+  /**
+   * {@return a short description for events and logs, e.g. {@code "DnsResolver:
+   * my-llm.default.svc."}}
+   */
   default String name() {
     return getClass().getSimpleName();
   }
 
-  /** A resolver that publishes {@code replicas} once and never changes. */
+  /**
+   * A resolver that publishes {@code replicas} once and never changes.
+   *
+   * @param replicas the fleet; copied, not null
+   * @return an immutable resolver
+   */
   static ReplicaResolver of(List<Replica> replicas) {
     ReplicaSet set = ReplicaSet.of(requireNonNull(replicas, "replicas"));
     return new ReplicaResolver() {
@@ -71,7 +81,10 @@ public interface ReplicaResolver extends AutoCloseable {
    * answer. An exception from the supplier keeps the last answer and is reported as a {@code
    * ResolverErrorEvent}.
    *
+   * @param supplier asked for the current fleet; called on the client's scheduler, so it should
+   *     not block for long; not null
    * @param interval in [10 ms, 1 h]
+   * @return a resolver that starts polling when the client starts it
    */
   static ReplicaResolver polling(Supplier<? extends Collection<Replica>> supplier,
       Duration interval) {
@@ -86,22 +99,28 @@ public interface ReplicaResolver extends AutoCloseable {
     /**
      * Publishes the fleet as it is now. A snapshot equal to the current one is ignored. Never
      * blocks on I/O: the routing table is rebuilt on the calling thread.
+     *
+     * @param replicas the whole fleet; not null
      */
     void publish(ReplicaSet replicas);
 
     /**
      * Reports a failed resolution; the last published snapshot stays in use. Delivered to the
      * listener as a {@code ResolverErrorEvent}.
+     *
+     * @param error what went wrong; not null
      */
     void failed(Throwable error);
 
     /**
      * The client's daemon scheduler, shut down by {@code LlmClient.close()}. Tasks must be short
      * and non-blocking or bounded by a timeout: the scheduler is shared with health checks.
+     *
+     * @return the scheduler; do not shut it down
      */
     ScheduledExecutorService scheduler();
 
-    /** The client's time source. */
+    /** {@return the client's time source} */
     Ticker ticker();
   }
 }

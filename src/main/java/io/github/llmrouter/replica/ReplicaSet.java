@@ -34,42 +34,59 @@ public final class ReplicaSet {
     this.totalWeight = total;
   }
 
-  /** A snapshot of {@code replicas}, in that order. Ids must be unique. */
+  /**
+   * A snapshot of {@code replicas}, in that order.
+   *
+   * @param replicas the replicas, with unique ids; copied, not null
+   * @return an immutable snapshot
+   * @throws IllegalArgumentException if two replicas share an id
+   */
   public static ReplicaSet of(List<Replica> replicas) {
     requireNonNull(replicas, "replicas");
     return replicas.isEmpty() ? EMPTY : new ReplicaSet(replicas);
   }
 
-  /** The empty snapshot. */
+  /** {@return the empty snapshot} */
   public static ReplicaSet empty() {
     return EMPTY;
   }
 
-  /** Replicas at their snapshot indices. */
+  /** {@return the replicas, each at its snapshot index} */
   public List<Replica> replicas() {
     return replicas;
   }
 
+  /** {@return the number of replicas} */
   public int size() {
     return replicas.size();
   }
 
+  /** {@return whether the snapshot holds no replica} */
   public boolean isEmpty() {
     return replicas.isEmpty();
   }
 
-  /** The replica at snapshot index {@code index}. */
+  /**
+   * {@return the replica at snapshot index {@code index}}
+   *
+   * @param index in [0, {@link #size()})
+   * @throws IndexOutOfBoundsException if {@code index} is out of range
+   */
   public Replica get(int index) {
     return replicas.get(index);
   }
 
-  /** The snapshot index of the replica with this id, or -1. */
+  /**
+   * {@return the snapshot index of the replica with this id, or -1 if it is not in the snapshot}
+   *
+   * @param id a replica id
+   */
   public int indexOf(String id) {
     Integer i = indexById.get(id);
     return i == null ? -1 : i;
   }
 
-  /** The sum of all replicas' weights. */
+  /** {@return the sum of all replicas' weights} */
   public double totalWeight() {
     return totalWeight;
   }

@@ -14,32 +14,31 @@ import io.github.llmrouter.replica.ReplicaSet;
  * + (1 + λ) × uncached / rate}:
  * <ul>
  *   <li><em>uncached</em>: the request's prompt tokens minus those predicted cached on the replica,
- *       the best of three predictions: this client's {@linkplain #indexBlocks(int) index} of the
- *       prompt blocks it recently sent where; the request's <em>conversation home</em>, the ring
+ *       the best of three predictions: this client's {@linkplain Builder#indexBlocks(int) index} of
+ *       the prompt blocks it recently sent where; the request's <em>conversation home</em>, the ring
  *       owner of its first block after the shared prefix, which probably holds the conversation's
  *       earlier turns whichever client sent them; and the <em>system-prompt home</em>, the ring
  *       owner of the shared prefix. The two ring predictions come from the request alone, so
  *       independent clients agree on them; each is weighted by a confidence learnt per replica
  *       from the cached tokens its answers report ({@code usage.prompt_tokens_details.cached_tokens},
  *       also at the end of streams). The shared prefix ends where the system prompt ends when
- *       roles are known, or after the blocks this client has seen followed by at least {@value
- *       PrefixIndex#SHARED_SUCCESSORS} different blocks;</li>
+ *       roles are known, or after the blocks this client has seen followed by at least four
+ *       different blocks;</li>
  *   <li><em>wait</em>: the prefill work ahead, the later of this client's own sent-but-unstarted
  *       prefills (exact on streams, whose first token tells when each started) and the other
  *       clients' from the replica's last load report (requests awaiting their first token, drained
  *       by the time since the report);</li>
  *   <li><em>rate</em>: the prefill rate learnt from streams, times the replica's weight, divided
  *       by how much longer its queue waits than the fleet's (a slow replica);</li>
- *   <li><em>λ</em> grows with the fleet's mean wait relative to a typical request's prefill (up
- *       to {@value CacheAwareRanking#MAX_LAMBDA}): the busier the fleet, the more a cached prefix
- *       is worth. When even the least busy replica has more than {@value
- *       CacheAwareRanking#OVERLOAD_SECONDS} s of prefill queued, ring predictions are trusted
- *       fully, so that an overloaded fleet keeps its caches rather than balancing them away.</li>
+ *   <li><em>λ</em> is the fleet's mean wait over a typical request's prefill time: the busier the
+ *       fleet, the more a cached prefix is worth. When even the least busy replica has more than 2
+ *       s of prefill queued, ring predictions are trusted fully, so that an overloaded fleet keeps
+ *       its caches rather than balancing them away.</li>
  * </ul>
- * On top, a replica whose load (its reported queue and running batch, or this client's requests in
- * flight on it without a report) exceeds {@code loadFactor × its share + }{@value
- * CacheAwareRanking#LOAD_SLACK} is passed over while another is within that cap, so that no burst
- * herds onto one replica. Failover ranks continue in order of estimated time to first token.
+ * On top, a replica whose requests awaiting their first token (every client's, from its last
+ * report, or this client's own if more) exceed {@code loadFactor} times its share of the fleet's,
+ * plus 4, is passed over while another is within that cap, so that no burst herds onto one
+ * replica. Failover ranks continue in order of estimated time to first token.
  *
  * <p><b>Every client its own memory.</b> Each policy instance is one client's memory (its index,
  * confidences and rates): give each {@code LlmClient} its own instance. Clients share nothing
@@ -81,6 +80,7 @@ public final class CacheAware implements RoutingPolicy {
     this.memory = new FleetMemory(b.indexBlocks);
   }
 
+  /** {@return a builder with every knob at its default} */
   public static Builder builder() {
     return new Builder();
   }
@@ -97,7 +97,7 @@ public final class CacheAware implements RoutingPolicy {
     return "CacheAware";
   }
 
-  /** Bytes this client's prefix index takes (allocated with the first picker). */
+  /** {@return the bytes this client's prefix index takes (allocated with the first picker)} */
   public long indexBytes() {
     return (long) PrefixIndex.capacityFor(indexBlocks) * PrefixIndex.BYTES_PER_ENTRY;
   }
@@ -172,6 +172,9 @@ public final class CacheAware implements RoutingPolicy {
      * Characters per prompt block, a proxy for tokens, in [16, 65536]; default {@value
      * #DEFAULT_BLOCK_CHARS} (about 64 tokens). Every client of a fleet must use the same value:
      * it decides where a conversation's home is.
+     *
+     * @param blockChars characters per block
+     * @return this builder
      */
     public Builder blockChars(int blockChars) {
       this.blockChars = blockChars;
@@ -180,9 +183,12 @@ public final class CacheAware implements RoutingPolicy {
 
     /**
      * Prompt blocks the index remembers, in [1024, 2^26], rounded up to a power of two; default
-     * {@value #DEFAULT_INDEX_BLOCKS}. Each takes {@value PrefixIndex#BYTES_PER_ENTRY} bytes,
+     * {@value #DEFAULT_INDEX_BLOCKS}. Each takes 24 bytes,
      * allocated once: the default is 12 MiB. Beyond it the least recently sent blocks are
      * forgotten.
+     *
+     * @param indexBlocks blocks the index holds
+     * @return this builder
      */
     public Builder indexBlocks(int indexBlocks) {
       this.indexBlocks = indexBlocks;
@@ -190,16 +196,23 @@ public final class CacheAware implements RoutingPolicy {
     }
 
     /**
-     * The load cap: a replica whose load exceeds this factor times its share of the fleet's, plus
-     * {@value CacheAwareRanking#LOAD_SLACK} requests, is passed over while another is within it;
-     * in [1.0, 100], default {@value #DEFAULT_LOAD_FACTOR}.
+     * The load cap: a replica whose requests awaiting their first token exceed this factor times
+     * its share of the fleet's, plus 4, is passed over while another is within it; in [1.0, 100],
+     * default {@value #DEFAULT_LOAD_FACTOR}.
+     *
+     * @param loadFactor the cap's factor
+     * @return this builder
      */
     public Builder loadFactor(double loadFactor) {
       this.loadFactor = loadFactor;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * {@return the policy}
+     *
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public CacheAware build() {
       if (blockChars < 16 || blockChars > 65_536) {
         throw new IllegalArgumentException("CacheAware.blockChars must be in [16, 65536], got "

@@ -7,8 +7,9 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Characters are hashed as their UTF-16 code units in little-endian order: {@code xxh64(s, 0,
  * s.length(), seed)} is the reference XXH64 of those code units' bytes (for well-formed text, of
- * {@code s.getBytes(UTF_16LE)}; a lone surrogate is hashed as the code unit it is). Every client of a fleet must compute the same hash for the same
- * request, so this function is part of the routing contract: it never changes between versions
+ * {@code s.getBytes(UTF_16LE)}; a lone surrogate is hashed as the code unit it is). Every client
+ * of a fleet must compute the same hash for the same request, so this function is part of the
+ * routing contract: it never changes between versions
  * of one major release.
  */
 public final class Hashing {
@@ -24,7 +25,13 @@ public final class Hashing {
 
   private Hashing() {}
 
-  /** XXH64 of the whole of {@code text} with the given seed. */
+  /**
+   * XXH64 of the whole of {@code text} with the given seed.
+   *
+   * @param text the text; not null, not copied
+   * @param seed the seed (chain blocks by passing the previous block's hash)
+   * @return the hash
+   */
   public static long xxh64(CharSequence text, long seed) {
     return xxh64(text, 0, text.length(), seed);
   }
@@ -32,6 +39,11 @@ public final class Hashing {
   /**
    * XXH64 of the characters {@code text[from, to)} with the given seed.
    *
+   * @param text the text; not null, not copied
+   * @param from the first character's index, inclusive
+   * @param to the end index, exclusive
+   * @param seed the seed (chain blocks by passing the previous block's hash)
+   * @return the hash
    * @throws IndexOutOfBoundsException if the range is not inside {@code text}
    */
   public static long xxh64(CharSequence text, int from, int to, long seed) {
@@ -49,6 +61,11 @@ public final class Hashing {
    * XXH64 of the characters {@code chars[from, to)} with the given seed: the same value as the
    * {@link CharSequence} variant for the same characters.
    *
+   * @param chars the characters; not null
+   * @param from the first character hashed
+   * @param to one past the last character hashed
+   * @param seed the seed
+   * @return the hash
    * @throws IndexOutOfBoundsException if the range is not inside {@code chars}
    */
   public static long xxh64(char[] chars, int from, int to, long seed) {
@@ -115,7 +132,13 @@ public final class Hashing {
     }
   }
 
-  /** XXH64 of a byte range; the reference the text variant is tested against. */
+  /**
+   * XXH64 of a byte array; the reference the text variant is tested against.
+   *
+   * @param bytes the bytes; not null
+   * @param seed the seed
+   * @return the hash
+   */
   public static long xxh64(byte[] bytes, long seed) {
     requireNonNull(bytes, "bytes");
     int len = bytes.length;
@@ -162,7 +185,12 @@ public final class Hashing {
     return avalanche(h);
   }
 
-  /** A fast 64-bit finaliser (SplitMix64's), for mixing integers such as block ids. */
+  /**
+   * A fast 64-bit finaliser (SplitMix64's), for mixing integers such as block ids.
+   *
+   * @param x any value
+   * @return its mix: a bijection of 64-bit values with full avalanche
+   */
   public static long mix64(long x) {
     x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
     x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;

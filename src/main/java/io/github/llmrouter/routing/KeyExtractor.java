@@ -16,7 +16,13 @@ public interface KeyExtractor {
   /** The default number of prompt characters hashed into the key: {@value}. */
   int DEFAULT_PREFIX_CHARS = 100;
 
-  /** The ring key of {@code request}. Must be fast and allocation-free where possible. */
+  /**
+   * The ring key of {@code request}. Called on the routing hot path by many threads at once: must
+   * be thread-safe, fast and allocation-free where possible.
+   *
+   * @param request the request; not null
+   * @return the 64-bit key; equal requests must give equal keys in every client
+   */
   long key(RoutingRequest request);
 
   /**
@@ -24,6 +30,8 @@ public interface KeyExtractor {
    * RoutingRequest#routingKey() routing key} if it has one, otherwise the first {@code prefixChars}
    * characters of its prompt. Hashes the characters in place (XXH64), without copying them.
    *
+   * @param prefixChars how many leading prompt characters to hash, at least 1
+   * @return a stateless, thread-safe extractor
    * @throws IllegalArgumentException if {@code prefixChars < 1}
    */
   static KeyExtractor prefix(int prefixChars) {
@@ -35,7 +43,13 @@ public interface KeyExtractor {
     return request -> prefixKey(request, prefixChars);
   }
 
-  /** The key {@link #prefix(int)} describes. */
+  /**
+   * The key {@link #prefix(int)} describes.
+   *
+   * @param request the request; not null
+   * @param prefixChars how many leading characters of its prompt the key covers
+   * @return the key
+   */
   static long prefixKey(RoutingRequest request, int prefixChars) {
     long seed = Hashing.xxh64(request.model(), 0);
     String explicit = request.routingKey();
@@ -49,6 +63,9 @@ public interface KeyExtractor {
    * An extractor that hashes the model name and whatever text {@code key} returns for a request
    * (for example a session id taken from the request's explicit routing key or its prompt). A
    * {@code null} text hashes the model alone.
+   *
+   * @param key a pure, thread-safe function of the request; not null
+   * @return a thread-safe extractor
    */
   static KeyExtractor of(Function<RoutingRequest, @Nullable CharSequence> key) {
     requireNonNull(key, "key");

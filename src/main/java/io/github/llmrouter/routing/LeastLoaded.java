@@ -25,17 +25,22 @@ public final class LeastLoaded implements RoutingPolicy {
     this.seed = seed;
   }
 
-  /** Power of two choices, sampling with the given seed (repeatable in simulations). */
+  /**
+   * Power of two choices, sampling with the given seed (repeatable in simulations).
+   *
+   * @param seed the seed of the sampling
+   * @return an immutable, thread-safe policy
+   */
   public static LeastLoaded powerOfTwoChoices(long seed) {
     return new LeastLoaded(false, seed);
   }
 
-  /** Power of two choices seeded from the clock. */
+  /** {@return power-of-two-choices, its random source seeded from the clock} */
   public static LeastLoaded powerOfTwoChoices() {
     return new LeastLoaded(false, System.nanoTime());
   }
 
-  /** A full scan of every replica for each request. */
+  /** {@return a full scan of every replica for each request} */
   public static LeastLoaded fullScan() {
     return new LeastLoaded(true, 0);
   }

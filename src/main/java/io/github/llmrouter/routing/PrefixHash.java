@@ -10,7 +10,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  *
  * <p><b>Key.</b> A request's ring key is a hash of its model name and the first {@link
  * Builder#prefixChars(int) prefixChars} characters of its first user message (completions: of the
- * prompt), or of its explicit routing key; see {@link KeyExtractor#prefix(int)}. Requests that share
+ * prompt), or of its explicit routing key; see {@link KeyExtractor#prefix(int)}. Requests that
+ * share
  * a system prompt and opening message share a key, so they reach the replica whose KV cache
  * already holds that prefix.
  *
@@ -30,7 +31,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  * <p><b>Bounded load.</b> With {@code total} requests in flight from this client, replica {@code
  * i} is <em>within bound</em> while {@code inFlight(i) ≤ c × (total + 1) × weight(i) / Σweight}
  * ({@code c} = {@link Builder#loadFactor(double) loadFactor}, 1.25 by default). Rank 0 is the first
- * replica within bound walking clockwise from the key's start (the best probe, below). Later ranks (the failover order) continue
+ * replica within bound walking clockwise from the key's start (the best probe, below). Later ranks
+ * (the failover order) continue
  * the walk with distinct replicas, again taking only replicas within bound at the time of the
  * retry, so a retry lands on the key's next ring neighbour. Once the walk has gone all the way
  * round, the remaining replicas follow by least load per unit of weight.
@@ -132,11 +134,12 @@ public final class PrefixHash implements RoutingPolicy {
     this.kvUsageThreshold = b.kvUsageThreshold;
   }
 
+  /** {@return a new builder holding every default; not thread-safe} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The load factor {@code c}. */
+  /** {@return the load factor {@code c}} */
   public double loadFactor() {
     return loadFactor;
   }
@@ -388,6 +391,9 @@ public final class PrefixHash implements RoutingPolicy {
     /**
      * Characters of the first user message (or prompt) hashed into the key; at least 1, default
      * {@value KeyExtractor#DEFAULT_PREFIX_CHARS}. Ignored when a {@link #keyExtractor} is set.
+     *
+     * @param prefixChars the prefix chars, checked at {@link #build()}
+     * @return this builder
      */
     public Builder prefixChars(int prefixChars) {
       this.prefixChars = prefixChars;
@@ -399,6 +405,9 @@ public final class PrefixHash implements RoutingPolicy {
      * mean, in [1.0, 100]; default {@value #DEFAULT_LOAD_FACTOR}. It applies to replicas without a
      * fresh report of their queue and running batch (see {@link #reportedLoadFactor}). Lower
      * spreads load more evenly at the cost of affinity; higher keeps affinity under skew.
+     *
+     * @param loadFactor the load factor, checked at {@link #build()}
+     * @return this builder
      */
     public Builder loadFactor(double loadFactor) {
       this.loadFactor = loadFactor;
@@ -412,13 +421,22 @@ public final class PrefixHash implements RoutingPolicy {
      * Looser than the in-flight bound because the queue threshold already guards a reporting
      * replica; it stops a replica from hoarding a hot key's traffic while its queue is still
      * short.
+     *
+     * @param reportedLoadFactor the reported load factor, checked at {@link #build()}
+     * @return this builder
      */
     public Builder reportedLoadFactor(double reportedLoadFactor) {
       this.reportedLoadFactor = reportedLoadFactor;
       return this;
     }
 
-    /** Ring points per unit of replica weight, in [1, 4096]; default {@value #DEFAULT_POINTS_PER_WEIGHT}. */
+    /**
+     * Ring points per unit of replica weight, in [1, 4096]; default {@value
+     * #DEFAULT_POINTS_PER_WEIGHT}.
+     *
+     * @param pointsPerWeight the points per weight, checked at {@link #build()}
+     * @return this builder
+     */
     public Builder pointsPerWeight(int pointsPerWeight) {
       this.pointsPerWeight = pointsPerWeight;
       return this;
@@ -427,6 +445,9 @@ public final class PrefixHash implements RoutingPolicy {
     /**
      * Ring look-ups per key, in [1, 8]; default {@value #DEFAULT_PROBES}. 1 is the classic ring
      * (the key's own position), as KubeAI uses; more probes balance key ownership better.
+     *
+     * @param probes the probes, checked at {@link #build()}
+     * @return this builder
      */
     public Builder probes(int probes) {
       this.probes = probes;
@@ -437,6 +458,9 @@ public final class PrefixHash implements RoutingPolicy {
      * The effective queue (reported waiting requests corrected by this client's dispatches since)
      * at which a replica is skipped, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD},
      * the middle of the 3–5 waiting requests practitioners start from.
+     *
+     * @param queueThreshold the queue threshold, checked at {@link #build()}
+     * @return this builder
      */
     public Builder queueThreshold(int queueThreshold) {
       this.queueThreshold = queueThreshold;
@@ -447,6 +471,9 @@ public final class PrefixHash implements RoutingPolicy {
      * The reported KV-cache usage at which a replica is skipped, in (0, 1]; default {@value
      * #DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached prefixes
      * or wait for memory.
+     *
+     * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
+     * @return this builder
      */
     public Builder kvUsageThreshold(double kvUsageThreshold) {
       this.kvUsageThreshold = kvUsageThreshold;
@@ -456,19 +483,32 @@ public final class PrefixHash implements RoutingPolicy {
     /**
      * Whether reported queue depth and KV usage take part in the ranking; default true. False
      * gives the in-flight-only bounded-load walk, whatever the replicas report.
+     *
+     * @param reportedLoad the reported load, checked at {@link #build()}
+     * @return this builder
      */
     public Builder reportedLoad(boolean reportedLoad) {
       this.reportedLoad = reportedLoad;
       return this;
     }
 
-    /** Replaces the key extractor (for example to key on a session id). */
+    /**
+     * Replaces the key extractor (for example to key on a session id).
+     *
+     * @param keyExtractor the key extractor; not null
+     * @return this builder
+     */
     public Builder keyExtractor(KeyExtractor keyExtractor) {
       this.keyExtractor = requireNonNull(keyExtractor, "keyExtractor");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the PrefixHash.
+     *
+     * @return an immutable, thread-safe {@code PrefixHash}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public PrefixHash build() {
       if (prefixChars < 1) {
         throw new IllegalArgumentException("PrefixHash.prefixChars must be >= 1, got " + prefixChars);

@@ -74,6 +74,10 @@ public final class PromptBlocks {
    * (the last one possibly fewer), given their chained hashes; the array is copied. The shared
    * system prompt's extent is unknown.
    *
+   * @param chainedHashes block {@code i}'s hash covering blocks 0 to {@code i}; not null
+   * @param blockTokens tokens per block, at least 1
+   * @param promptTokens the prompt's length in tokens, at least 0
+   * @return the blocks
    * @throws IllegalArgumentException if {@code blockTokens < 1} or {@code promptTokens < 0}
    */
   public static PromptBlocks of(long[] chainedHashes, int blockTokens, int promptTokens) {
@@ -87,12 +91,12 @@ public final class PromptBlocks {
     return new PromptBlocks(chainedHashes.clone(), null, blockTokens, promptTokens, -1, 0);
   }
 
-  /** No blocks: a request without a prompt. */
+  /** {@return no blocks: the blocks of a request without a prompt} */
   public static PromptBlocks empty() {
     return EMPTY;
   }
 
-  /** The number of blocks (from text, at most {@value #MAX_BLOCKS}). */
+  /** {@return the number of blocks (from text, at most {@value #MAX_BLOCKS})} */
   public int size() {
     return hashes.length;
   }
@@ -100,6 +104,8 @@ public final class PromptBlocks {
   /**
    * The chained hash of block {@code index} (covering blocks 0 to {@code index}).
    *
+   * @param index the block, from 0
+   * @return its chained hash
    * @throws IndexOutOfBoundsException unless {@code 0 <= index < size()}
    */
   public long hash(int index) {
@@ -107,14 +113,14 @@ public final class PromptBlocks {
   }
 
   /**
-   * Prompt tokens per block: for blocks from text, the tokens of a full block of {@code
-   * blockChars} characters (a message's last block may hold fewer, as may the prompt's last).
+   * {@return prompt tokens per block: for blocks from text, the tokens of a full block of {@code
+   * blockChars} characters (a message's last block may hold fewer, as may the prompt's last)}
    */
   public int blockTokens() {
     return blockTokens;
   }
 
-  /** The prompt's length in tokens (estimated, for text), including any part past the cap. */
+  /** {@return the prompt's length in tokens (estimated, for text), including any part past the cap} */
   public int promptTokens() {
     return promptTokens;
   }
@@ -124,6 +130,8 @@ public final class PromptBlocks {
    * replica that holds a request's first {@code blocks} blocks, the tokens it need not compute
    * again.
    *
+   * @param blocks how many leading blocks
+   * @return the tokens they cover
    * @throws IllegalArgumentException if {@code blocks} is negative or more than {@link #size()}
    */
   public int tokensThrough(int blocks) {
@@ -137,10 +145,10 @@ public final class PromptBlocks {
   }
 
   /**
-   * The number of leading blocks whose content is final: blocks of {@link #blockTokens()} tokens
-   * each for token blocks, every block but a short last one for text (a message's earlier blocks
-   * never change as a conversation grows). Indexes that record only complete blocks (as vLLM
-   * caches only full blocks) look at these.
+   * {@return the number of leading blocks whose content is final: blocks of {@link #blockTokens()}
+   * tokens each for token blocks, every block but a short last one for text (a message's earlier
+   * blocks never change as a conversation grows)} Indexes that record only complete blocks (as
+   * vLLM caches only full blocks) look at these.
    */
   public int fullBlocks() {
     if (tokenEnds == null) return Math.min(hashes.length, promptTokens / blockTokens);
@@ -151,8 +159,9 @@ public final class PromptBlocks {
   }
 
   /**
-   * How many leading blocks hold the shared system prompt (the leading {@code system} and {@code
-   * developer} messages of a chat), or -1 when the roles are unknown (a completion, a trace).
+   * {@return how many leading blocks hold the shared system prompt (the leading {@code system} and
+   * {@code developer} messages of a chat), or -1 when the roles are unknown (a completion, a
+   * trace)}
    */
   public int sharedBlocks() {
     return sharedBlocks;

@@ -10,12 +10,16 @@ public interface Ranking {
    * The snapshot index of the next replica to try, never one returned before by this ranking, or
    * -1 when every replica has been returned. Load is read at the time of the call, so a failover
    * pick sees the load as it is then.
+   *
+   * @return a snapshot index, or -1 when none is left
    */
   int next();
 
   /**
    * Why the last index returned by {@link #next()} was chosen, in a few words (for decision events
    * and logs); constant strings, so explaining costs nothing.
+   *
+   * @return the reason, never null
    */
   String reason();
 
@@ -26,6 +30,11 @@ public interface Ranking {
    * streamed}: the answer is a stream, whose first event will be reported through {@link
    * RoutedAttempt#firstToken}; otherwise it arrives whole and its first token goes unseen. Policies
    * that learn nothing from outcomes keep the default, {@link RoutedAttempt#IGNORED}.
+   *
+   * @param index the snapshot index of the replica the attempt goes to
+   * @param nanos when it was sent, on the client's ticker
+   * @param streamed whether the answer is a stream whose first token will be reported
+   * @return what to tell the outcome to, never null
    */
   default RoutedAttempt sent(int index, long nanos, boolean streamed) {
     return RoutedAttempt.IGNORED;
@@ -34,6 +43,8 @@ public interface Ranking {
   /**
    * The prompt tokens the policy expected the replica last returned by {@link #next()} to serve
    * from its prefix cache, or -1 if it made no such prediction.
+   *
+   * @return the predicted cached prompt tokens, or -1
    */
   default long predictedCachedTokens() {
     return -1;
@@ -42,6 +53,8 @@ public interface Ranking {
   /**
    * The seconds the policy expected the request to wait on that replica before its prefill starts,
    * or NaN if it made no such estimate.
+   *
+   * @return the estimated wait in seconds, or NaN
    */
   default double estimatedWaitSeconds() {
     return Double.NaN;
@@ -50,6 +63,8 @@ public interface Ranking {
   /**
    * Why that replica beat the runner-up, in a sentence with the figures compared; "" if the policy
    * does not compare. Built on demand: call it only to explain a decision.
+   *
+   * @return the comparison, or ""
    */
   default String versusRunnerUp() {
     return "";

@@ -11,6 +11,10 @@ public interface ReplicaPicker {
   /**
    * The ranking of this picker's replicas for {@code request} given the current {@code load}
    * (indexed like the snapshot the picker was built for).
+   *
+   * @param request the request's routing view; not null
+   * @param load the load of this picker's snapshot; not null
+   * @return a fresh ranking, owned by the calling request
    */
   Ranking rank(RoutingRequest request, LoadView load);
 }

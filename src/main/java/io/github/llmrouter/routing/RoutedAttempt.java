@@ -17,15 +17,25 @@ public interface RoutedAttempt {
   /**
    * The first token arrived at {@code nanos} (the client's ticker): a stream's first event. Not
    * called for answers that arrive whole, whose first token time is unknown.
+   *
+   * @param nanos when the first token arrived, on the client's ticker
    */
   default void firstToken(long nanos) {}
 
   /**
    * The replica answered at {@code nanos}, reporting {@code promptTokens} prompt tokens of which
    * {@code cachedTokens} came from its prefix cache; either is -1 when the answer did not say.
+   *
+   * @param promptTokens the prompt's tokens, or -1
+   * @param cachedTokens the prompt tokens served from the prefix cache, or -1
+   * @param nanos when the answer completed, on the client's ticker
    */
   default void completed(long promptTokens, long cachedTokens, long nanos) {}
 
-  /** The attempt failed or was abandoned at {@code nanos}; no tokens are coming. */
+  /**
+   * The attempt failed or was abandoned at {@code nanos}; no tokens are coming.
+   *
+   * @param nanos when it failed, on the client's ticker
+   */
   default void failed(long nanos) {}
 }

@@ -23,33 +23,40 @@ public interface RoutingPolicy {
   /**
    * The picker for {@code replicas}. Called once per membership change; may be expensive (the
    * prefix-hash ring is built here). {@code replicas} is never empty.
+   *
+   * @param replicas the new membership snapshot
+   * @return an immutable, thread-safe picker for that snapshot
    */
   ReplicaPicker newPicker(ReplicaSet replicas);
 
-  /** A short name for reports and events, such as {@code "PrefixHash"}. */
+  /** {@return a short name for reports and events, such as {@code "PrefixHash"}} */
   default String name() {
     return getClass().getSimpleName();
   }
 
-  /** {@link CacheAware} with its defaults: a new client memory per call. */
+  /** {@return {@link CacheAware} with its defaults: a new client memory on each call} */
   static RoutingPolicy cacheAware() {
     return CacheAware.builder().build();
   }
 
   /**
-   * The policy {@code LlmClient} routes with when none is set: {@link CacheAware} with its
-   * defaults. A new instance (a new client memory) on each call.
+   * {@return the policy {@code LlmClient} routes with when none is set: {@link CacheAware} with
+   * its defaults; a new instance (a new client memory) on each call}
    */
   static RoutingPolicy defaultPolicy() {
     return cacheAware();
   }
 
-  /** {@link PrefixHash} with its defaults. */
+  /** {@return {@link PrefixHash} with its defaults} */
   static RoutingPolicy prefixHash() {
     return PrefixHash.builder().build();
   }
 
-  /** Each request to the next replica in turn; failover continues in the same order. */
+  /**
+   * Each request to the next replica in turn; failover continues in the same order.
+   *
+   * @return a new policy with its own counter
+   */
   static RoutingPolicy roundRobin() {
     return new RoundRobin();
   }
@@ -57,12 +64,15 @@ public interface RoutingPolicy {
   /**
    * Each request to a uniformly random replica; failover continues from there in snapshot order.
    * Seeded so that simulations are repeatable.
+   *
+   * @param seed the seed of the random source
+   * @return a new policy
    */
   static RoutingPolicy random(long seed) {
     return new RandomPick(seed);
   }
 
-  /** {@link #random(long)} with a seed drawn from the clock. */
+  /** {@return {@link #random(long)} with a seed drawn from the clock} */
   static RoutingPolicy random() {
     return new RandomPick(System.nanoTime());
   }

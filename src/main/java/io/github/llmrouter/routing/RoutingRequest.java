@@ -63,38 +63,47 @@ public final class RoutingRequest {
     this.given = given;
   }
 
-  /** A request with no explicit routing key whose whole prompt is {@code prompt}. */
+  /**
+   * {@return a request with no explicit routing key whose whole prompt is {@code prompt}}
+   *
+   * @param model the model name as sent to the server; not null
+   * @param prompt the request's whole prompt, or null if none
+   */
   public static RoutingRequest of(String model, @Nullable CharSequence prompt) {
     return new RoutingRequest(model, prompt, null);
   }
 
-  /** A builder for a request with messages, or with precomputed blocks. */
+  /**
+   * {@return a builder for a request with messages, or with precomputed blocks}
+   *
+   * @param model the model name as sent to the server; not null
+   */
   public static Builder builder(String model) {
     return new Builder(requireNonNull(model, "model"));
   }
 
-  /** The model name as sent to the server. */
+  /** {@return the model name as sent to the server} */
   public String model() {
     return model;
   }
 
   /**
-   * The text whose beginning identifies the request's prefix: the first user message of a chat,
-   * the prompt of a completion, the first input of an embedding; {@code null} if none.
+   * {@return the text whose beginning identifies the request's prefix: the first user message of
+   * a chat, the prompt of a completion, the first input of an embedding; {@code null} if none}
    */
   public @Nullable CharSequence prompt() {
     return prompt;
   }
 
-  /** The explicit affinity key (a session or conversation id), or {@code null}. */
+  /** {@return the explicit affinity key (a session or conversation id), or {@code null}} */
   public @Nullable String routingKey() {
     return routingKey;
   }
 
   /**
-   * The default ring key ({@link KeyExtractor#prefix(int)} with {@value
+   * {@return the default ring key ({@link KeyExtractor#prefix(int)} with {@value
    * KeyExtractor#DEFAULT_PREFIX_CHARS} characters): the model with the routing key if set, else
-   * the first characters of {@link #prompt()}. Computed once.
+   * the first characters of {@link #prompt()}} Computed once.
    */
   public long prefixKey() {
     if (!prefixKeyKnown) {
@@ -104,7 +113,7 @@ public final class RoutingRequest {
     return prefixKey;
   }
 
-  /** {@link #blocks(int)} with {@value PromptBlocks#DEFAULT_BLOCK_CHARS}-character blocks. */
+  /** {@return {@link #blocks(int)} with {@value PromptBlocks#DEFAULT_BLOCK_CHARS}-character blocks} */
   public PromptBlocks blocks() {
     return blocks(PromptBlocks.DEFAULT_BLOCK_CHARS);
   }
@@ -114,6 +123,8 @@ public final class RoutingRequest {
    * PromptBlocks}), computed on first use and kept; a request built with {@link
    * Builder#blocks(PromptBlocks) precomputed blocks} returns those whatever the size asked.
    *
+   * @param blockChars characters per block, at least 1
+   * @return the prompt's blocks, never null
    * @throws IllegalArgumentException if {@code blockChars < 1}
    */
   public PromptBlocks blocks(int blockChars) {
@@ -161,6 +172,10 @@ public final class RoutingRequest {
      * Appends a message of the prompt. A chat's messages are added in order; {@code role} null
      * for text without roles (a completion's prompt). Unless {@link #prompt} is set, the first
      * {@code user} message (or the first message without a role) becomes the prompt text.
+     *
+     * @param role the message's role, or null for text without roles
+     * @param content the message's text; not null
+     * @return this builder
      */
     public Builder message(@Nullable String role, CharSequence content) {
       requireNonNull(content, "content");
@@ -175,14 +190,24 @@ public final class RoutingRequest {
       return this;
     }
 
-    /** Sets the prefix text ({@link RoutingRequest#prompt()}) explicitly; null for none. */
+    /**
+     * Sets the prefix text ({@link RoutingRequest#prompt()}) explicitly.
+     *
+     * @param prompt the prefix text, or null for none
+     * @return this builder
+     */
     public Builder prompt(@Nullable CharSequence prompt) {
       this.prompt = prompt;
       this.promptSet = true;
       return this;
     }
 
-    /** Sets the explicit affinity key; null for none. */
+    /**
+     * Sets the explicit affinity key.
+     *
+     * @param routingKey the key, or null for none
+     * @return this builder
+     */
     public Builder routingKey(@Nullable String routingKey) {
       this.routingKey = routingKey;
       return this;
@@ -192,12 +217,16 @@ public final class RoutingRequest {
      * Precomputed blocks (for example from a trace's block ids, see {@link
      * PromptBlocks#of}), returned by {@link RoutingRequest#blocks(int)} instead of hashing
      * the messages.
+     *
+     * @param blocks the prompt's blocks; not null
+     * @return this builder
      */
     public Builder blocks(PromptBlocks blocks) {
       this.blocks = requireNonNull(blocks, "blocks");
       return this;
     }
 
+    /** {@return the request} */
     public RoutingRequest build() {
       CharSequence text = prompt;
       if (!promptSet) {

@@ -2,7 +2,8 @@ package io.github.llmrouter.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.MalformedResponseException;
@@ -57,7 +58,10 @@ public final class HttpTransport {
     return response.newBuilder().removeHeader("Retry-After")
         .header(HIDDEN_RETRY_AFTER, retryAfter).build();
   };
-  private static final int ERROR_BODY_PEEK_BYTES = 2048;
+  /** How much of an error body is read for its message and excerpt. */
+  private static final int ERROR_BODY_PEEK_BYTES = 8192;
+  /** The longest {@code Retry-After} read; longer ones are read as this. */
+  private static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
 
   private final OkHttpClient client;
   private final @Nullable String authorization;
@@ -79,7 +83,7 @@ public final class HttpTransport {
   public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
       IntPredicate retryableStatus) {
     this(client, apiKey, streamIdleTimeout, retryableStatus, LoadReporting.disabled(), null,
-        Ticker.systemTicker());
+        Ticker.system());
   }
 
   /**
@@ -105,34 +109,72 @@ public final class HttpTransport {
     return client;
   }
 
-  /** A prepared call; {@code timeoutNanos} bounds the whole exchange (0 = none). */
+  /**
+   * A prepared call.
+   *
+   * @param replica where it goes
+   * @param path the endpoint's path, under the replica's base URL prefix
+   * @param body the JSON request
+   * @param timeoutNanos bounds the whole exchange (0 = none)
+   * @param stream whether to ask for an event stream
+   * @return the call, not yet started
+   * @throws LlmException if the request cannot be built (never with a header value in the message)
+   */
   public Call newCall(Replica replica, String path, byte[] body, long timeoutNanos, boolean stream) {
-    HttpUrl url = replica.baseUrl().resolve(path);
-    Request.Builder request = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
-    if (stream) request.header("Accept", "text/event-stream");
-    if (loadMetricsHeader) request.header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT");
-    if (authorization != null) request.header("Authorization", authorization);
-    for (Map.Entry<String, String> h : replica.headers().entrySet()) {
-      request.header(h.getKey(), h.getValue());
+    Request request;
+    try {
+      HttpUrl url = replica.url(path);
+      Request.Builder b = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
+      if (stream) b.header("Accept", "text/event-stream");
+      if (loadMetricsHeader) b.header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT");
+      if (authorization != null) b.header("Authorization", authorization);
+      for (Map.Entry<String, String> h : replica.headers().entrySet()) {
+        b.header(h.getKey(), h.getValue());
+      }
+      request = b.build();
+    } catch (IllegalArgumentException e) {
+      // Headers are checked when replicas and keys are built; OkHttp's own message would show the
+      // offending value, so it is not passed on.
+      throw new LlmException("the request to replica " + replica.id() + " could not be built: "
+          + "an invalid header name or value (" + e.getClass().getSimpleName() + ")");
     }
-    Call call = client.newCall(request.build());
+    Call call = client.newCall(request);
     if (timeoutNanos > 0) call.timeout().timeout(timeoutNanos, TimeUnit.NANOSECONDS);
     return call;
   }
 
-  /** Executes {@code call} and parses a JSON body of {@code type}. */
-  public <T> T execute(Replica replica, Call call, Class<T> type) {
+  /**
+   * Executes {@code call} and parses its JSON body.
+   *
+   * @param <T> the response type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param shape what the body binds to and must hold
+   * @return the answer, never null
+   * @throws LlmException the classified failure
+   */
+  public <T> T execute(Replica replica, Call call, ResponseShape<T> shape) {
     Response response;
     try {
       response = call.execute();
     } catch (IOException e) {
       throw classify(replica, call, e);
+    } catch (RuntimeException e) {
+      throw unexpected(replica, e);
     }
-    return parse(replica, call, response, type);
+    return parse(replica, call, response, shape);
   }
 
-  /** Enqueues {@code call}; {@code callback} receives the parsed body or the classified failure. */
-  public <T> void enqueue(Replica replica, Call call, Class<T> type, Outcome<T> callback) {
+  /**
+   * Enqueues {@code call}.
+   *
+   * @param <T> the response type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param shape what the body binds to and must hold
+   * @param callback receives the answer (never null) or the classified failure
+   */
+  public <T> void enqueue(Replica replica, Call call, ResponseShape<T> shape, Outcome<T> callback) {
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
@@ -143,7 +185,7 @@ public final class HttpTransport {
       public void onResponse(Call c, Response response) {
         T value;
         try {
-          value = parse(replica, c, response, type);
+          value = parse(replica, c, response, shape);
         } catch (LlmException e) {
           callback.failed(e);
           return;
@@ -156,36 +198,63 @@ public final class HttpTransport {
   /**
    * Executes a streaming {@code call} and reads up to the first chunk. Failures up to that point
    * are thrown (and may be retried); the returned stream owns the response from then on.
+   *
+   * @param <T> the chunk type
+   * @param replica the replica called
+   * @param call from {@link #newCall} with {@code stream} true
+   * @param type what each event binds to
+   * @param adapter how the stream reads a chunk
+   * @param onClose run once when the stream closes (not when this throws)
+   * @return the stream, its first chunk read
+   * @throws LlmException the classified failure before the first chunk
    */
-  public <T> SseStream<T> openStream(Replica replica, Call call, Class<T> type,
+  public <T extends ApiObject> SseStream<T> openStream(Replica replica, Call call, Class<T> type,
       SseStream.ChunkAdapter<T> adapter, Runnable onClose) {
     Response response;
     try {
       response = call.execute();
     } catch (IOException e) {
       throw classify(replica, call, e);
+    } catch (RuntimeException e) {
+      throw unexpected(replica, e);
     }
     readLoadReport(replica, response);
     try {
       checkStatus(replica, response);
       return SseStream.open(replica.id(), response, type, adapter, streamIdleTimeout, onClose,
-          e -> classify(replica, call, e));
+          e -> classify(replica, call, e), retryableStatus);
     } catch (RuntimeException e) {
       response.close();
-      throw e;
+      throw e instanceof LlmException ? (LlmException) e : unexpected(replica, e);
     }
   }
 
-  private <T> T parse(Replica replica, Call call, Response response, Class<T> type) {
+  private <T> T parse(Replica replica, Call call, Response response, ResponseShape<T> shape) {
     readLoadReport(replica, response);
+    T value;
     try (response) {
       checkStatus(replica, response);
       ResponseBody body = response.body();
-      return Json.MAPPER.readValue(body.byteStream(), type);
+      value = Json.MAPPER.readValue(body.byteStream(), shape.type());
     } catch (JacksonException e) {
       if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
       throw new MalformedResponseException(replica.id(), "JSON body", e);
+    } catch (LlmException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw unexpected(replica, e);
     }
+    String defect = value == null ? "null" : shape.defect(value);
+    if (defect != null) {
+      throw new MalformedResponseException(replica.id(), "JSON body (" + defect + ")",
+          new IOException("a " + shape.type().getSimpleName() + " needs what the body lacks"));
+    }
+    return value;
+  }
+
+  /** A failure no exchange should produce, kept typed so that only LlmExceptions reach callers. */
+  private static LlmException unexpected(Replica replica, RuntimeException e) {
+    return new ReplicaUnreachableException(replica.id(), e);
   }
 
   /**
@@ -214,12 +283,13 @@ public final class HttpTransport {
     String excerpt;
     try {
       excerpt = response.peekBody(ERROR_BODY_PEEK_BYTES).string();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       excerpt = "";
     }
     int status = response.code();
     response.close();
-    throw new ReplicaHttpException(replica.id(), status, excerpt, retryableStatus.test(status),
+    throw new ReplicaHttpException(replica.id(), status, ErrorBodies.message(excerpt), excerpt,
+        retryableStatus.test(status),
         parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
   }
 
@@ -242,22 +312,30 @@ public final class HttpTransport {
     return new ReplicaUnreachableException(replica.id(), e);
   }
 
-  /** Parses {@code Retry-After} as delta-seconds or an HTTP date; null if absent or invalid. */
+  /**
+   * Parses {@code Retry-After} as delta-seconds or an HTTP date; null if absent or invalid. Values
+   * beyond a day are read as a day (the policy's cap is far below), so no later arithmetic
+   * overflows.
+   */
   static @Nullable Duration parseRetryAfter(@Nullable String value) {
     if (value == null || value.isBlank()) return null;
     String v = value.trim();
-    try {
-      long seconds = Long.parseLong(v);
-      return seconds < 0 ? null : Duration.ofSeconds(seconds);
-    } catch (NumberFormatException notSeconds) {
-      try {
-        ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
-        Duration d = Duration.ofMillis(at.toInstant().toEpochMilli() - System.currentTimeMillis());
-        return d.isNegative() ? Duration.ZERO : d;
-      } catch (DateTimeParseException notADate) {
-        return null;
-      }
+    if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      // 1*DIGIT; more digits than a long holds is still "a very long time".
+      return v.length() > 9 ? MAX_RETRY_AFTER
+          : min(Duration.ofSeconds(Long.parseLong(v)), MAX_RETRY_AFTER);
     }
+    try {
+      ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
+      Duration d = Duration.ofMillis(at.toInstant().toEpochMilli() - System.currentTimeMillis());
+      return d.isNegative() ? Duration.ZERO : min(d, MAX_RETRY_AFTER);
+    } catch (DateTimeParseException | ArithmeticException notADate) {
+      return null;
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /** Receives the outcome of an asynchronous exchange; called on an OkHttp thread. */

@@ -2,7 +2,7 @@ package io.github.llmrouter.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadReporting;
 import io.github.llmrouter.load.ParsedMetrics;
@@ -29,6 +29,7 @@ import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import okio.BufferedSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class LoadScraper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LoadScraper.class);
-  /** Largest metrics body read: 4 MiB (vLLM with many LoRA adapters stays well below). */
+  /**
+   * Largest metrics body read: 4 MiB (vLLM with many LoRA adapters stays well below). Reading stops
+   * there: the exchange is cancelled, so the rest is neither read nor drained, and the scrape
+   * counts as failed.
+   */
   static final long MAX_BODY_BYTES = 4L << 20;
 
   private final OkHttpClient http;
@@ -145,7 +150,7 @@ public final class LoadScraper implements AutoCloseable {
     Call call;
     try {
       Request.Builder request = new Request.Builder()
-          .url(replica.baseUrl().resolve(config.metricsPath()))
+          .url(replica.url(config.metricsPath()))
           .header("Accept", "text/plain;version=0.0.4;q=0.9, */*;q=0.1");
       if (authorization != null) request.header("Authorization", authorization);
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
@@ -153,7 +158,8 @@ public final class LoadScraper implements AutoCloseable {
       }
       call = http.newCall(request.build());
     } catch (RuntimeException e) {
-      failed(replica, e.toString(), done);
+      // Only the type: OkHttp's message about a bad header would show its value.
+      failed(replica, "request not built (" + e.getClass().getSimpleName() + ")", done);
       return done;
     }
     call.enqueue(new Callback() {
@@ -169,7 +175,11 @@ public final class LoadScraper implements AutoCloseable {
             failed(replica, "HTTP " + response.code(), done);
             return;
           }
-          String body = response.peekBody(MAX_BODY_BYTES).string();
+          String body = readCapped(c, response);
+          if (body == null) {
+            failed(replica, "metrics body larger than " + MAX_BODY_BYTES + " bytes", done);
+            return;
+          }
           ParsedMetrics metrics = PrometheusText.parse(body);
           malformedLines.add(metrics.malformedLines());
           LoadReport report = config.dialect().read(metrics, config.modelName(), ticker.read());
@@ -187,6 +197,20 @@ public final class LoadScraper implements AutoCloseable {
       }
     });
     return done;
+  }
+
+  /**
+   * The body as UTF-8, or null if it is longer than {@link #MAX_BODY_BYTES}: then the call is
+   * cancelled first, so that closing the response neither reads nor drains what is left (OkHttp
+   * would otherwise discard the rest to keep the connection).
+   */
+  private static @Nullable String readCapped(Call call, Response response) throws IOException {
+    BufferedSource source = response.body().source();
+    if (source.request(MAX_BODY_BYTES + 1)) {
+      call.cancel();
+      return null;
+    }
+    return source.readUtf8();
   }
 
   private void failed(Replica replica, String why, CompletableFuture<Void> done) {

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import okio.BufferedSource;
-import okio.ByteString;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,21 +14,30 @@ import org.jspecify.annotations.Nullable;
  * space after the colon, comment lines ({@code :keep-alive}), {@code event}/{@code id}/{@code
  * retry} and unknown fields (ignored), lines ending in LF, CRLF or a lone CR, and events that carry
  * no data (skipped). An event not terminated by a blank line before the end of the stream is
- * discarded, as the specification says.
+ * discarded, as the specification says. A line longer than {@value #MAX_LINE_BYTES} bytes fails the
+ * read with an {@link IOException} rather than being buffered without end, and so does an event
+ * whose data grows longer than that.
  *
  * <p>We parse SSE ourselves rather than through okhttp-sse's {@code EventSource}: that API pushes
  * events to a listener on OkHttp's threads, while our streams are pulled by the caller (an
  * {@code Iterator}), which gives natural back-pressure and keeps the idle timeout per read.
  */
 public final class SseReader {
-  private static final ByteString LINE_ENDINGS = ByteString.encodeUtf8("\r\n");
+  /** The longest line read: {@value} bytes (an LLM stream's events are a few hundred). */
+  public static final long MAX_LINE_BYTES = 8L << 20;
 
   private final BufferedSource source;
   private final StringBuilder data = new StringBuilder();
   private boolean hasData;
   private boolean skipLeadingLf;
   private @Nullable String eventType;
+  private @Nullable String returnedEventType;
 
+  /**
+   * A reader of the events in {@code source}.
+   *
+   * @param source the response body
+   */
   public SseReader(BufferedSource source) {
     this.source = requireNonNull(source, "source");
   }
@@ -48,6 +56,7 @@ public final class SseReader {
           String result = data.toString();
           data.setLength(0);
           hasData = false;
+          returnedEventType = eventType;
           eventType = null;
           return result;
         }
@@ -68,6 +77,9 @@ public final class SseReader {
           if (hasData) data.append('\n');
           data.append(value);
           hasData = true;
+          if (data.length() > MAX_LINE_BYTES) {
+            throw new IOException("stream event longer than " + MAX_LINE_BYTES + " bytes");
+          }
           break;
         case "event":
           eventType = value;
@@ -78,9 +90,13 @@ public final class SseReader {
     }
   }
 
-  /** The {@code event:} type of the event being read, or null (the default "message"). */
+  /**
+   * The type of the event {@link #nextData()} returned last.
+   *
+   * @return its {@code event:} field, or null (the default, "message")
+   */
   public @Nullable String eventType() {
-    return eventType;
+    return returnedEventType;
   }
 
   private @Nullable String readLine() throws IOException {
@@ -88,8 +104,13 @@ public final class SseReader {
       skipLeadingLf = false;
       if (source.request(1) && source.getBuffer().getByte(0) == '\n') source.skip(1);
     }
-    long end = source.indexOfElement(LINE_ENDINGS);
+    long end = source.indexOf((byte) '\n', 0, MAX_LINE_BYTES + 1);
+    long cr = source.indexOf((byte) '\r', 0, end == -1 ? MAX_LINE_BYTES + 1 : end);
+    if (cr != -1) end = cr;
     if (end == -1) {
+      if (source.getBuffer().size() > MAX_LINE_BYTES) {
+        throw new IOException("stream line longer than " + MAX_LINE_BYTES + " bytes");
+      }
       // End of stream: a trailing partial line belongs to an unterminated event, which is dropped.
       return null;
     }

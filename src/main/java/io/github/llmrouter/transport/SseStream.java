@@ -1,7 +1,10 @@
 package io.github.llmrouter.transport;
 
+import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamInterruptedException;
 import java.io.IOException;
@@ -9,10 +12,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import okhttp3.Response;
 import okio.BufferedSource;
 import org.jspecify.annotations.Nullable;
@@ -21,8 +26,13 @@ import tools.jackson.core.JacksonException;
 /**
  * An OpenAI-style SSE response ({@code data: {json}} events ending with {@code data: [DONE]}) as a
  * pull-based {@link ResponseStream}. Internal; not part of the public API.
+ *
+ * <p>An error event (an {@code event: error} event, or an event whose JSON holds an {@code error}
+ * field or {@code "object": "error"}) becomes a {@link ReplicaHttpException} with the status the
+ * event carries (500 if none): thrown by {@link #open} when it is the first event (retryable where
+ * the status is), the cause of a {@link StreamInterruptedException} after that.
  */
-public final class SseStream<T> implements ResponseStream<T> {
+public final class SseStream<T extends ApiObject> implements ResponseStream<T> {
   private static final String DONE = "[DONE]";
 
   private final String replicaId;
@@ -32,16 +42,19 @@ public final class SseStream<T> implements ResponseStream<T> {
   private final ChunkAdapter<T> adapter;
   private final Runnable onClose;
   private final Function<IOException, LlmException> classify;
+  private final IntPredicate retryableStatus;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final List<T> received = new ArrayList<>();
   private final StringBuilder receivedText = new StringBuilder();
+  private Duration idleTimeout = Duration.ZERO;
   private @Nullable T next;
   private boolean finished;
   private boolean sawFinishReason;
   private boolean iterated;
 
   private SseStream(String replicaId, Response response, Class<T> type, ChunkAdapter<T> adapter,
-      Runnable onClose, Function<IOException, LlmException> classify) {
+      Runnable onClose, Function<IOException, LlmException> classify,
+      IntPredicate retryableStatus) {
     this.replicaId = replicaId;
     this.response = response;
     this.reader = new SseReader(response.body().source());
@@ -49,23 +62,27 @@ public final class SseStream<T> implements ResponseStream<T> {
     this.adapter = adapter;
     this.onClose = onClose;
     this.classify = classify;
+    this.retryableStatus = retryableStatus;
   }
 
   /**
    * Reads up to the first chunk (under the response's read timeout: the time-to-first-byte bound)
    * and then switches the connection's read timeout to {@code idleTimeout}. Throws, without
    * running {@code onClose}, if anything fails before the first chunk: the dispatcher may retry.
+   *
+   * @param retryableStatus which statuses of an error event are worth another attempt
    */
-  static <T> SseStream<T> open(String replicaId, Response response, Class<T> type,
-      ChunkAdapter<T> adapter, Duration idleTimeout, Runnable onClose,
-      Function<IOException, LlmException> classify) {
+  static <T extends ApiObject> SseStream<T> open(String replicaId, Response response,
+      Class<T> type, ChunkAdapter<T> adapter, Duration idleTimeout, Runnable onClose,
+      Function<IOException, LlmException> classify, IntPredicate retryableStatus) {
     String contentType = response.header("Content-Type", "");
     if (contentType.startsWith("application/json")) {
       // The server ignored "stream": true (or answered an error as JSON): not an event stream.
       throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
           + "text/event-stream)", new IOException("not an event stream"));
     }
-    SseStream<T> stream = new SseStream<>(replicaId, response, type, adapter, onClose, classify);
+    SseStream<T> stream =
+        new SseStream<>(replicaId, response, type, adapter, onClose, classify, retryableStatus);
     try {
       stream.advance();
     } catch (IOException e) {
@@ -73,6 +90,7 @@ public final class SseStream<T> implements ResponseStream<T> {
     }
     BufferedSource source = response.body().source();
     source.timeout().timeout(idleTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    stream.idleTimeout = idleTimeout;
     return stream;
   }
 
@@ -101,7 +119,7 @@ public final class SseStream<T> implements ResponseStream<T> {
         try {
           advance();
         } catch (IOException e) {
-          throw interrupted(e);
+          throw interrupted(classify.apply(e));
         } catch (LlmException e) {
           throw interrupted(e);
         }
@@ -128,6 +146,7 @@ public final class SseStream<T> implements ResponseStream<T> {
       finish();
       return;
     }
+    if ("error".equals(reader.eventType())) throw errorEvent(data, Map.of());
     if (data.equals(DONE)) {
       finish();
       return;
@@ -138,14 +157,37 @@ public final class SseStream<T> implements ResponseStream<T> {
     } catch (JacksonException e) {
       throw new MalformedResponseException(replicaId, "stream event", e);
     }
-    String error = adapter.errorOf(chunk);
-    if (error != null) {
-      throw new IOException("replica reported an error in the stream");
+    if (chunk == null) {
+      throw new MalformedResponseException(replicaId, "stream event (null)",
+          new IOException("the event's data is JSON null"));
     }
+    if (ErrorBodies.isError(chunk.extra())) throw errorEvent(data, chunk.extra());
     if (adapter.isFinal(chunk)) sawFinishReason = true;
     received.add(chunk);
     receivedText.append(adapter.textOf(chunk));
     next = chunk;
+  }
+
+  /** The exception an error event stands for. */
+  private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
+    int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
+    return new ReplicaHttpException(replicaId, status, ErrorBodies.message(data), data,
+        retryableStatus.test(status), null);
+  }
+
+  /** The status an {@code event: error} reports in its data, if that is a JSON object. */
+  private static int statusOf(String data) {
+    try {
+      Object fields = Json.MAPPER.readValue(data, Object.class);
+      if (fields instanceof Map) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> map = (Map<String, Object>) fields;
+        return ErrorBodies.status(map);
+      }
+    } catch (JacksonException notJson) {
+      // a plain-text error event
+    }
+    return 500;
   }
 
   private void finish() {
@@ -153,10 +195,21 @@ public final class SseStream<T> implements ResponseStream<T> {
     close();
   }
 
-  private StreamInterruptedException interrupted(Exception cause) {
+  /**
+   * The exception ending the stream after its first chunk: a timeout stays an {@link
+   * LlmTimeoutException} (so one catch covers every timeout), anything else is a {@link
+   * StreamInterruptedException}; both carry what was received.
+   */
+  private LlmException interrupted(LlmException cause) {
     close();
-    Throwable c = cause instanceof IOException ? classify.apply((IOException) cause) : cause;
-    return new StreamInterruptedException(replicaId, received, receivedText.toString(), c);
+    if (cause instanceof LlmTimeoutException) {
+      String what = cause.isRetryable()
+          ? "received nothing for " + idleTimeout.toMillis() + " ms (streamIdleTimeout)"
+          : "ran out of the call deadline";
+      return new LlmTimeoutException("stream from replica " + replicaId + " " + what + " after "
+          + received.size() + " chunks", replicaId, cause, received, receivedText.toString());
+    }
+    return new StreamInterruptedException(replicaId, received, receivedText.toString(), cause);
   }
 
   @Override
@@ -172,13 +225,20 @@ public final class SseStream<T> implements ResponseStream<T> {
 
   /** What the stream needs to know about a chunk type. */
   public interface ChunkAdapter<T> {
-    /** The text the chunk adds to the first choice ("" if none). */
+    /**
+     * The text the chunk adds to the first choice.
+     *
+     * @param chunk a parsed chunk
+     * @return the text, "" if none
+     */
     String textOf(T chunk);
 
-    /** Whether the chunk carries a finish reason. */
+    /**
+     * Whether the chunk carries a finish reason.
+     *
+     * @param chunk a parsed chunk
+     * @return true if the stream may end after it
+     */
     boolean isFinal(T chunk);
-
-    /** An error message if the chunk is an in-stream error object, else null. */
-    @Nullable String errorOf(T chunk);
   }
 }

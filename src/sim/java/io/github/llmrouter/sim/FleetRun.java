@@ -1,6 +1,6 @@
 package io.github.llmrouter.sim;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;

@@ -60,11 +60,11 @@ class EligibleWalkTest {
     tracker.update(four, "test");
     ReplicaSet five = fleet(5);
     tracker.update(five, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, five);
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
     // What the newcomer owns when warm: the reference for its share.
     double owned = firstPicks(five, Eligibility.of(
         new HealthTracker(OutlierDetection.defaults(), Duration.ZERO, ticker, events), breakers,
-        five))[4];
+        Duration.ofSeconds(10), five))[4];
 
     double[] expected = {0.1, 0.25, 0.5, 0.75, 1.0};
     double[] at = {0, 7.5, 15, 22.5, 30};
@@ -86,7 +86,7 @@ class EligibleWalkTest {
     tracker.update(fleet(4), "test");
     ReplicaSet five = fleet(5);
     tracker.update(five, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, five);
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), five);
     ReplicaPicker picker = PrefixHash.builder().build().newPicker(five);
     LocalLoad load = LocalLoad.of(five);
     ticker.advance(Duration.ofSeconds(10));
@@ -110,7 +110,7 @@ class EligibleWalkTest {
     ReplicaSet set = fleet(3);
     tracker.update(set, "test");
     for (int i = 0; i < 3; i++) tracker.setHealthy("r" + i, false, "down");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, set);
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
     ReplicaPicker picker = PrefixHash.builder().build().newPicker(set);
     RoutingRequest r = key(7);
     List<Integer> ranked = new ArrayList<>();
@@ -144,17 +144,17 @@ class EligibleWalkTest {
     ReplicaBreakers breakers = new ReplicaBreakers(policy, ticker, events);
     ReplicaSet set = fleet(2);
     tracker.update(set, "test");
-    Eligibility eligibility = Eligibility.of(tracker, breakers, set);
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
     ReplicaHttpException http503 = new ReplicaHttpException("r0", 503, "", true, null);
     for (int i = 0; i < 4; i++) {
       assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
-      eligibility.record(0, true, 1_000, http503);
+      eligibility.record(0, true, ticker.read(), 1_000, http503);
     }
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
     assertThat(events.breakers.get(0).reason()).isEqualTo("failure rate 100.0% >= 50.0%");
     assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
     assertThat(eligibility.admit(1, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
-    eligibility.record(1, true, 1_000, null);
+    eligibility.record(1, true, ticker.read(), 1_000, null);
 
     ticker.advance(Duration.ofSeconds(10));
     assertThat(eligibility.admit(0, ticker.read(), () -> 0)).as("open for exactly 10 s")
@@ -165,7 +165,7 @@ class EligibleWalkTest {
         .containsExactly("OPEN", "HALF_OPEN");
     assertThat(eligibility.admit(0, ticker.read(), () -> 0)).as("one probe at a time")
         .isEqualTo(Eligibility.SKIP);
-    eligibility.record(0, true, 1_000, null);
+    eligibility.record(0, true, ticker.read(), 1_000, null);
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN", "CLOSED");
   }

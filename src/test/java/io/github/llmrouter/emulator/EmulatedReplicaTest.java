@@ -721,4 +721,29 @@ class EmulatedReplicaTest {
     assertThatThrownBy(() -> faults.failNext(1, 200)).hasMessageContaining("status");
     assertThatThrownBy(() -> faults.resetNext(-1)).hasMessageContaining("count");
   }
+
+  @Test
+  void randomFaultsFollowTheirRatesFromASeed() throws IOException {
+    EmulatedReplica r = instant();
+    r.faults().randomly(7, 1.0, 503, 0, 0);
+    try (Response response = post(r, "/v1/chat/completions", chatBody("x", Map.of()))) {
+      assertThat(response.code()).isEqualTo(503);
+    }
+    r.faults().randomly(7, 0, 503, 1.0, 0);
+    assertThatThrownBy(() -> post(r, "/v1/chat/completions", chatBody("x", Map.of())).close())
+        .isInstanceOf(IOException.class);
+    r.faults().randomly(7, 0.5, 500, 0, 0);
+    int failed = 0;
+    for (int i = 0; i < 200; i++) {
+      try (Response response = post(r, "/v1/chat/completions", chatBody("x", Map.of()))) {
+        if (response.code() == 500) failed++;
+      }
+    }
+    assertThat(failed).isBetween(70, 130);
+    r.faults().clear();
+    postJson(r, "/v1/chat/completions", chatBody("x", Map.of()));
+    assertThat(r.stats().faultsInjected()).isEqualTo(2 + failed);
+    assertThatThrownBy(() -> r.faults().randomly(1, 0.6, 503, 0.6, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 1");
+  }
 }

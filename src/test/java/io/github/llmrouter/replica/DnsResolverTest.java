@@ -3,7 +3,7 @@ package io.github.llmrouter.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -43,7 +43,7 @@ class DnsResolverTest {
 
     @Override
     public Ticker ticker() {
-      return Ticker.systemTicker();
+      return Ticker.system();
     }
   };
 

@@ -4,7 +4,7 @@ import static io.github.llmrouter.routing.Fleets.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;

@@ -91,7 +91,12 @@ public final class KubernetesResolver implements ReplicaResolver {
     this.podWeightAnnotation = b.podWeightAnnotation;
   }
 
-  /** A builder for the endpoints of the Service named {@code service}. */
+  /**
+   * A builder for the endpoints of the Service named {@code service}.
+   *
+   * @param service the Service's name, in the namespace set on the builder; not null
+   * @return a new builder holding every other default; not thread-safe
+   */
   public static Builder builder(String service) {
     return new Builder(service);
   }
@@ -293,19 +298,32 @@ public final class KubernetesResolver implements ReplicaResolver {
     /**
      * The Service's namespace; default the client configuration's (in a pod: the pod's own), else
      * {@value #DEFAULT_NAMESPACE}.
+     *
+     * @param namespace the namespace; not null
+     * @return this builder
      */
     public Builder namespace(String namespace) {
       this.namespace = requireNonNull(namespace, "namespace");
       return this;
     }
 
-    /** The name of the Service port to use; default the slice's only (else first) port. */
+    /**
+     * The name of the Service port to use; default the slice's only (else first) port.
+     *
+     * @param portName the port name; not null
+     * @return this builder
+     */
     public Builder portName(String portName) {
       this.portName = requireNonNull(portName, "portName");
       return this;
     }
 
-    /** {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}. */
+    /**
+     * {@code http} or {@code https}; default {@value #DEFAULT_SCHEME}.
+     *
+     * @param scheme the scheme; not null
+     * @return this builder
+     */
     public Builder scheme(String scheme) {
       this.scheme = requireNonNull(scheme, "scheme");
       return this;
@@ -313,14 +331,25 @@ public final class KubernetesResolver implements ReplicaResolver {
 
     /**
      * A fabric8 client to use (and leave open on close); default one auto-configured (in-cluster
-     * service account, else kubeconfig) and closed with the resolver.
+     * service account, else kubeconfig) and closed with the resolver. fabric8's type appears here
+     * because this resolver is the optional fabric8 integration: an application that already has a
+     * configured {@code KubernetesClient} (credentials, proxy, a mock server in tests) shares it
+     * rather than configuring a second one.
+     *
+     * @param client the client; not null
+     * @return this builder
      */
     public Builder client(KubernetesClient client) {
       this.client = requireNonNull(client, "client");
       return this;
     }
 
-    /** A kubeconfig file to connect with, instead of auto-configuration. */
+    /**
+     * A kubeconfig file to connect with, instead of auto-configuration.
+     *
+     * @param kubeconfig the kubeconfig; not null
+     * @return this builder
+     */
     public Builder kubeconfig(Path kubeconfig) {
       this.kubeconfig = requireNonNull(kubeconfig, "kubeconfig");
       return this;
@@ -330,13 +359,21 @@ public final class KubernetesResolver implements ReplicaResolver {
      * A pod annotation whose value is the replica's weight (e.g. {@code llm-router.io/weight: "2"}
      * on an H100 pod next to L4s); default none (every replica weighs 1). Read once per pod, which
      * needs {@code get} on {@code pods}.
+     *
+     * @param annotation the annotation; not null
+     * @return this builder
      */
     public Builder podWeightAnnotation(String annotation) {
       this.podWeightAnnotation = requireNonNull(annotation, "annotation");
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first knob out of range */
+    /**
+     * Validates every setting and builds the KubernetesResolver.
+     *
+     * @return an immutable, thread-safe {@code KubernetesResolver}
+     * @throws IllegalArgumentException naming the first knob out of range
+     */
     public KubernetesResolver build() {
       if (service.isBlank()) {
         throw new IllegalArgumentException("KubernetesResolver.service must not be blank");

@@ -2,7 +2,6 @@ package io.github.llmrouter.replica.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -13,6 +12,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.github.llmrouter.LlmClient;
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.replica.Replica;
@@ -65,7 +65,7 @@ class KubernetesResolverTest {
 
     @Override
     public Ticker ticker() {
-      return Ticker.systemTicker();
+      return Ticker.system();
     }
   };
 
