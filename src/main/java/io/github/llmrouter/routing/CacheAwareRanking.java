@@ -322,12 +322,14 @@ final class CacheAwareRanking implements Ranking {
     int indexAge = -1;
     if (indexTokens > 0) indexAge = p.index.ageOf(blocks.hash(depth[slot] - 1), tick);
     if (slot >= 0) p.index.record(blocks.hashes(), blocks.size(), slot, tick, p.memory);
+    // A ring prediction is judged only where the index did not already make it: a home this
+    // client filled itself proves nothing about what other clients left there.
     return new Attempt(p.memory, state, streamed, blocks.promptTokens(), nanos, prefillNanos, uncached,
         waited, p.relativeWeights[index], indexTokens * ratio, indexAge,
         index == conversationHome && !conversationKnown && conversationTokens > 0
             ? conversationTokens * ratio : 0,
         blocks.tokensThrough(Math.min(shared, blocks.size())) * ratio,
-        index == systemHome ? systemTokens * ratio : 0,
+        index == systemHome && indexTokens < systemTokens ? systemTokens * ratio : 0,
         conversationKnown);
   }
 
