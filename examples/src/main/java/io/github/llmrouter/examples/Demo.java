@@ -44,13 +44,11 @@ public final class Demo {
     boolean quick = Arrays.asList(args).contains("--quick");
     int conversations = quick ? 16 : 32;
     int turns = quick ? 3 : 5;
-    System.out.printf(Locale.ROOT, "%d emulated replicas, %d conversations x %d turns, %d shared "
-        + "system prompts, 8 concurrent callers%n%n", REPLICAS, conversations, turns, SYSTEM_PROMPTS);
     List<Result> results = List.of(
         run(RoutingPolicy.roundRobin(), conversations, turns),
         run(PrefixHash.builder().build(), conversations, turns),
         run(RoutingPolicy.defaultPolicy(), conversations, turns));
-    print(results);
+    System.out.print(summary(conversations, turns, results));
   }
 
   /** Runs the workload against fresh replicas with {@code policy}. */
@@ -137,23 +135,32 @@ public final class Demo {
     return q.toString();
   }
 
-  private static void print(List<Result> results) {
-    System.out.printf(Locale.ROOT, "%-22s %-24s %10s %12s %12s %8s%n", "policy",
-        "requests per replica", "cache hit", "TTFT mean", "TTFT p99", "wall");
+  /**
+   * What the demo prints: the workload, a line per policy (round robin, prefix hash, then the
+   * client's default), and the default against the other two.
+   */
+  public static String summary(int conversations, int turns, List<Result> results) {
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "%d emulated replicas, %d conversations x %d turns, %d "
+        + "shared system prompts, 8 concurrent callers%n%n", REPLICAS, conversations, turns,
+        SYSTEM_PROMPTS));
+    s.append(String.format(Locale.ROOT, "%-22s %-24s %10s %12s %12s %8s%n", "policy",
+        "requests per replica", "cache hit", "TTFT mean", "TTFT p99", "wall"));
     for (Result r : results) {
       String name = r.policy().equals(RoutingPolicy.defaultPolicy().name())
           ? r.policy() + " (default)" : r.policy();
-      System.out.printf(Locale.ROOT, "%-22s %-24s %9.1f%% %10.1fms %10.1fms %7.1fs%n", name,
-          Arrays.toString(r.requestsPerReplica()), 100 * r.hitRate(), r.ttftMeanMs(), r.ttftP99Ms(),
-          r.seconds());
+      s.append(String.format(Locale.ROOT, "%-22s %-24s %9.1f%% %10.1fms %10.1fms %7.1fs%n", name,
+          Arrays.toString(r.requestsPerReplica()), 100 * r.hitRate(), r.ttftMeanMs(),
+          r.ttftP99Ms(), r.seconds()));
     }
     Result rr = results.get(0);
     Result ph = results.get(1);
     Result ca = results.get(2);
-    System.out.printf(Locale.ROOT, "%n%s vs PrefixHash vs RoundRobin: cache hit rate %.1f%% / %.1f%% "
-        + "/ %.1f%%, mean TTFT %.1f / %.1f / %.1f ms (%.1fx and %.1fx faster)%n", ca.policy(),
-        100 * ca.hitRate(), 100 * ph.hitRate(), 100 * rr.hitRate(), ca.ttftMeanMs(),
+    s.append(String.format(Locale.ROOT, "%n%s vs PrefixHash vs RoundRobin: cache hit rate %.1f%% / "
+        + "%.1f%% / %.1f%%, mean TTFT %.1f / %.1f / %.1f ms (%.1fx and %.1fx faster)%n",
+        ca.policy(), 100 * ca.hitRate(), 100 * ph.hitRate(), 100 * rr.hitRate(), ca.ttftMeanMs(),
         ph.ttftMeanMs(), rr.ttftMeanMs(), ph.ttftMeanMs() / ca.ttftMeanMs(),
-        rr.ttftMeanMs() / ca.ttftMeanMs());
+        rr.ttftMeanMs() / ca.ttftMeanMs()));
+    return s.toString();
   }
 }
