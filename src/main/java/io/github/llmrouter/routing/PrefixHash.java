@@ -72,18 +72,12 @@ import io.github.llmrouter.replica.ReplicaSet;
  * its effective queue {@code min(}{@value #MAX_WAIT_SCALE}{@code , wait / mean)} times; otherwise
  * the queue counts as it is.
  *
- * <p>Three parts of the rule are choices the simulator (K = 4 clients, Mooncake trace, one replica
- * twice as slow) argued for; see the README's "Reported load in the simulator". The reported-load
- * bound replaces this client's in-flight share, which sees none of the other clients' requests and
- * with few requests of its own calls a hot key's owner "over bound" after one or two: it raised
- * the hit rate by 2–3.6 points at light load. The queue-wait lengthening tells a slow replica
- * from the others, which a waiting count cannot. The limit relative to the shortest queue
- * replaced an absolute threshold followed by a separate saturated-fleet walk: with an absolute
- * threshold, a busy fleet moved each owner's requests to whichever ring neighbour's queue had
- * momentarily dipped below 4, scattering every hot prefix over several caches, and honouring
- * the KV threshold in a fleet whose caches were all nearly full sent the spill to the one
- * replica whose cache was not, the slow one; the relative limit lost 1 point of hit rate less and
- * met both targets in all 20 seeded runs at 2.75×, where the earlier rule met them in 11.
+ * <p>Why: the reported-load bound counts every client's requests, where this client's in-flight
+ * share sees only its own and calls a hot key's owner "over bound" after one or two; the
+ * queue-wait lengthening tells a slow replica from the others, which a waiting count cannot; the
+ * limit relative to the shortest queue keeps a busy fleet's hot prefixes on their owners instead
+ * of scattering them to whichever neighbour's queue momentarily dipped below the threshold. The
+ * measurements behind each are in {@code docs/routing.md}.
  *
  * <p><b>Cost.</b> Each replica is examined at most once per walk. A replica below the thresholds
  * is taken without looking at the others; one at a threshold costs one pass over the replicas to
