@@ -18,6 +18,8 @@ public final class RetriesExhaustedException extends LlmException {
   private final transient List<FailedAttempt> attempts;
 
   /**
+   * The call's final failure after {@code attempts}.
+   *
    * @param why what stopped the retries, e.g. {@code "retry budget exhausted"}
    * @param attempts every failed attempt in order; not empty
    */
