@@ -3,6 +3,7 @@ package io.github.llmrouter;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.ChatChunk;
+import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.CompletionRequest;
@@ -28,7 +29,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
@@ -55,9 +56,10 @@ import tools.jackson.core.JacksonException;
 
 /**
  * An OpenAI-compatible client for a fleet of inference replicas that routes every request, in
- * process, to the best replica for it: by default the replica whose prefix cache most likely holds
- * the request's prompt prefix, unless that replica is over its share of the load (see {@link
- * PrefixHash}). Failed attempts fail over to the next replica of the request's ranking.
+ * process, to the best replica for it: by default the one expected to give it its first token
+ * soonest, counting the prompt tokens each replica probably has cached and the prefill work queued
+ * there (see {@link CacheAware}). Failed attempts fail over to the next replica of the request's
+ * ranking.
  *
  * <pre>{@code
  * try (LlmClient client = LlmClient.builder()
@@ -434,8 +436,14 @@ public final class LlmClient implements AutoCloseable {
     return spliced;
   }
 
+  /** The routing view of a chat: its messages' roles and text, hashed only if a policy asks. */
   private static RoutingRequest routing(ChatRequest r) {
-    return new RoutingRequest(r.model(), r.firstUserText(), r.routingKey());
+    RoutingRequest.Builder b = RoutingRequest.builder(r.model()).routingKey(r.routingKey());
+    for (ChatMessage m : r.messages()) {
+      String text = m.text();
+      b.message(m.role(), text == null ? "" : text);
+    }
+    return b.prompt(r.firstUserText()).build();
   }
 
   private static RoutingRequest routing(CompletionRequest r) {
@@ -561,7 +569,8 @@ public final class LlmClient implements AutoCloseable {
     }
 
     /**
-     * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link PrefixHash}).
+     * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link CacheAware}
+     * with its defaults). A policy instance is one client's memory: give each client its own.
      *
      * @param routingPolicy the routing policy; not null
      * @return this builder

@@ -19,6 +19,7 @@ import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.net.InetAddress;
@@ -78,8 +79,9 @@ class FailoverTest {
 
   private LlmClient client(RetryPolicy retry) {
     // Every exchange is scripted: no background /metrics scrapes.
+    // The ranks are PrefixHash's ring walk: failover to the key's next ring neighbour.
     return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(recorder)
-        .loadReporting(LoadReporting.disabled())
+        .routingPolicy(RoutingPolicy.prefixHash()).loadReporting(LoadReporting.disabled())
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 

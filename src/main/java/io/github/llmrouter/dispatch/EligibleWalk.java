@@ -17,8 +17,6 @@ import java.util.Arrays;
  * allocation. One call owns it.
  */
 final class EligibleWalk implements Eligibility.KeyFraction {
-  private static final int PROMPT_CHARS = 100;
-
   private final Ranking ranking;
   private final Eligibility eligibility;
   private final RoutingRequest request;
@@ -38,6 +36,8 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   /** How the last pick was made: {@link Eligibility#ADMIT}, {@code DEFER} or {@code SKIP}. */
   private int lastKind;
   private boolean lastPermitted;
+  /** Whether the last pick is the index the ranking returned last (not one revisited later). */
+  private boolean lastFromRanking;
   private static final int[] EMPTY = new int[0];
 
   EligibleWalk(Ranking ranking, Eligibility eligibility, RoutingRequest request) {
@@ -48,6 +48,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
 
   /** The next replica to try, or -1 when none is left. */
   int next(long now) {
+    lastFromRanking = false;
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
@@ -56,6 +57,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
           admittedAny = true;
           lastKind = Eligibility.ADMIT;
           lastPermitted = true;
+          lastFromRanking = true;
           picks++;
           return i;
         }
@@ -112,6 +114,19 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
+   * Whether the last pick was the ranking's own, just returned by it: then the ranking's account
+   * of it (predictions, explanation, feedback) applies.
+   */
+  boolean fromRanking() {
+    return lastFromRanking;
+  }
+
+  /** The ranking walked; its account of a pick applies when {@link #fromRanking()}. */
+  Ranking ranking() {
+    return ranking;
+  }
+
+  /**
    * When {@link #next} returned -1: the ticker time at which the first replica it passed over
    * for a {@code Retry-After} pause may be asked again, or {@link Long#MIN_VALUE} if it passed
    * over none (nothing is worth waiting for).
@@ -155,24 +170,15 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
-   * Where the request's key falls in [0, 1): a hash of its model and routing key (or the start of
-   * its prompt), so a key keeps its answer as a slow start's share grows and keys move to the new
+   * Where the request's key falls in [0, 1): its {@link RoutingRequest#prefixKey() prefix key}
+   * (model and routing key, or the start of its prompt), re-mixed so that it is independent of
+   * ring positions; a key keeps its answer as a slow start's share grows and keys move to the new
    * replica monotonically.
    */
   @Override
   public double get() {
     if (keyFraction < 0) {
-      long seed = request.model().hashCode();
-      long h;
-      if (request.routingKey() != null) {
-        h = Hashing.xxh64(request.routingKey(), seed);
-      } else if (request.prompt() != null) {
-        CharSequence p = request.prompt();
-        h = Hashing.xxh64(p, 0, Math.min(p.length(), PROMPT_CHARS), seed);
-      } else {
-        h = Hashing.xxh64(request.model(), 0x5EED);
-      }
-      keyFraction = (h >>> 11) * 0x1.0p-53;
+      keyFraction = (Hashing.mix64(request.prefixKey()) >>> 11) * 0x1.0p-53;
     }
     return keyFraction;
   }

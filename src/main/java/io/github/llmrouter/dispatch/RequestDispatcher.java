@@ -22,6 +22,8 @@ import io.github.llmrouter.replica.HealthTracker;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.transport.HttpTransport;
@@ -35,6 +37,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
@@ -200,9 +203,12 @@ public final class RequestDispatcher {
    */
   public <T> T call(String operation, String path, RoutingRequest request, byte[] body,
       ResponseShape<T> shape) {
-    return attempt(operation, request, false, (replica, counter, timeoutNanos) ->
-        transport.execute(replica, transport.newCall(replica, path, body, timeoutNanos, false),
-            shape));
+    return attempt(operation, request, false, (replica, counter, timeoutNanos, routed) -> {
+      T value = transport.execute(replica,
+          transport.newCall(replica, path, body, timeoutNanos, false), shape);
+      Feedback.answered(routed, value, ticker.read());
+      return value;
+    });
   }
 
   /**
@@ -226,12 +232,14 @@ public final class RequestDispatcher {
       long backoff;
       boolean release = true;
       counter.acquire();
+      RoutedAttempt routed = a.sent(index, keepCounter);
       try {
-        R value = exchange.run(replica, counter, a.attemptTimeoutNanos());
+        R value = exchange.run(replica, counter, a.attemptTimeoutNanos(), routed);
         release = !keepCounter;
         a.succeeded(replica);
         return value;
       } catch (LlmException e) {
+        Feedback.failed(routed, ticker.read());
         backoff = a.failed(replica, e);
       } finally {
         if (release) counter.release();
@@ -240,10 +248,13 @@ public final class RequestDispatcher {
     }
   }
 
-  /** One exchange with one replica, failing with the classified {@link LlmException}. */
+  /**
+   * One exchange with one replica, failing with the classified {@link LlmException}; what the
+   * replica answers is told to {@code routed}.
+   */
   @FunctionalInterface
   private interface Exchange<R> {
-    R run(Replica replica, InFlightCounter counter, long timeoutNanos);
+    R run(Replica replica, InFlightCounter counter, long timeoutNanos, RoutedAttempt routed);
   }
 
   /**
@@ -331,6 +342,7 @@ public final class RequestDispatcher {
     Replica replica = a.table.replicas.get(index);
     InFlightCounter counter = a.table.load.counter(index);
     counter.acquire();
+    RoutedAttempt routed = a.sent(index, false);
     Call call;
     try {
       call = transport.newCall(replica, path, body, a.attemptTimeoutNanos(), false);
@@ -338,6 +350,7 @@ public final class RequestDispatcher {
       // The deadline passed before the exchange could start, or the request cannot be built:
       // neither is worth another attempt, and failed() says so (and returns the permission).
       counter.release();
+      Feedback.failed(routed, ticker.read());
       try {
         a.failed(replica, e);
         future.completeExceptionally(e); // not reached: failed() throws the final failure
@@ -354,6 +367,7 @@ public final class RequestDispatcher {
       @Override
       public void succeeded(T value) {
         counter.release();
+        Feedback.answered(routed, value, ticker.read());
         a.succeeded(replica);
         future.complete(value);
       }
@@ -361,6 +375,7 @@ public final class RequestDispatcher {
       @Override
       public void failed(LlmException failure) {
         counter.release();
+        Feedback.failed(routed, ticker.read());
         if (future.isCancelled()) {
           a.abandoned(); // the caller cancelled: says nothing about the replica
           return;
@@ -406,9 +421,19 @@ public final class RequestDispatcher {
    */
   public <T extends ApiObject> ResponseStream<T> stream(String operation, String path,
       RoutingRequest request, byte[] body, Class<T> type, SseStream.ChunkAdapter<T> adapter) {
-    return attempt(operation, request, true, (replica, counter, timeoutNanos) ->
-        transport.openStream(replica, transport.newCall(replica, path, body, timeoutNanos, true),
-            type, adapter, counter::release));
+    return attempt(operation, request, true, (replica, counter, timeoutNanos, routed) -> {
+      // The stream's last chunk carries the usage: read it when the stream closes.
+      AtomicReference<SseStream<T>> opened = new AtomicReference<>();
+      SseStream<T> stream = transport.openStream(replica,
+          transport.newCall(replica, path, body, timeoutNanos, true), type, adapter, () -> {
+            counter.release();
+            SseStream<T> s = opened.get();
+            Feedback.answered(routed, s == null ? null : s.lastChunk(), ticker.read());
+          });
+      opened.set(stream);
+      Feedback.firstToken(routed, ticker.read());
+      return stream;
+    });
   }
 
   private void safely(Runnable event) {
@@ -529,12 +554,42 @@ public final class RequestDispatcher {
       attemptStart = now;
       attempt++;
       if (listener != RoutingListener.NONE) {
-        RoutedEvent event = new RoutedEvent(operation, request.model(), attempt,
-            table.replicas.get(index).id(), walk.reason(), table.load.inFlight(index),
-            table.load.totalInFlight());
+        RoutedEvent event = routedEvent(index);
         safely(() -> listener.onRouted(event));
       }
       return index;
+    }
+
+    /**
+     * Tells the policy the attempt on {@code index} is being sent ({@code streamed}: its first
+     * token will be seen); a policy that fails to say is ignored.
+     */
+    RoutedAttempt sent(int index, boolean streamed) {
+      try {
+        RoutedAttempt routed = walk.fromRanking() ? walk.ranking().sent(index, ticker.read(), streamed)
+            : RoutedAttempt.IGNORED;
+        return routed == null ? RoutedAttempt.IGNORED : routed;
+      } catch (RuntimeException e) {
+        log.warn("RoutingPolicy {} failed to record a sent request; ignoring", policy.name(), e);
+        return RoutedAttempt.IGNORED;
+      }
+    }
+
+    /** The event of the pick of {@code index}, with the policy's predictions if it was its pick. */
+    private RoutedEvent routedEvent(int index) {
+      long cached = -1;
+      Duration wait = null;
+      String versus = "";
+      if (walk.fromRanking()) {
+        Ranking ranking = walk.ranking();
+        cached = ranking.predictedCachedTokens();
+        double seconds = ranking.estimatedWaitSeconds();
+        if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
+        versus = ranking.versusRunnerUp();
+      }
+      return new RoutedEvent(operation, request.model(), attempt, table.replicas.get(index).id(),
+          walk.reason(), table.load.inFlight(index), table.load.totalInFlight(), cached, wait,
+          versus);
     }
 
     /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */

@@ -99,6 +99,14 @@ public final class SseStream<T extends ApiObject> implements ResponseStream<T> {
     return replicaId;
   }
 
+  /**
+   * The last chunk received so far, or null: after the stream ends, the one that carries the
+   * usage when the server honours {@code stream_options.include_usage}.
+   */
+  public @Nullable T lastChunk() {
+    return received.isEmpty() ? null : received.get(received.size() - 1);
+  }
+
   @Override
   public Iterator<T> iterator() {
     if (iterated) throw new IllegalStateException("a ResponseStream can be iterated once");
