@@ -3,6 +3,7 @@ package io.github.llmrouter;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.ChatChunk;
+import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.CompletionRequest;
@@ -25,7 +26,7 @@ import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
-import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,9 +37,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An OpenAI-compatible client for a fleet of inference replicas that routes every request, in
- * process, to the best replica for it: by default the replica whose prefix cache most likely holds
- * the request's prompt prefix, unless that replica is over its share of the load (see {@link
- * PrefixHash}). Failed attempts fail over to the next replica of the request's ranking.
+ * process, to the best replica for it: by default the one expected to give it its first token
+ * soonest, counting the prompt tokens each replica probably has cached and the prefill work queued
+ * there (see {@link CacheAware}). Failed attempts fail over to the next replica of the request's
+ * ranking.
  *
  * <pre>{@code
  * try (LlmClient client = LlmClient.builder()
@@ -312,9 +314,15 @@ public final class LlmClient implements AutoCloseable {
   // What routing needs of each request; the first thing a call evaluates, so a null request fails
   // at once.
 
+  /** The routing view of a chat: its messages' roles and text, hashed only if a policy asks. */
   private static RoutingRequest routing(ChatRequest r) {
-    return new RoutingRequest(requireNonNull(r, "request").model(), r.firstUserText(),
-        r.routingKey());
+    RoutingRequest.Builder b = RoutingRequest.builder(requireNonNull(r, "request").model())
+        .routingKey(r.routingKey());
+    for (ChatMessage m : r.messages()) {
+      String text = m.text();
+      b.message(m.role(), text == null ? "" : text);
+    }
+    return b.prompt(r.firstUserText()).build();
   }
 
   private static RoutingRequest routing(CompletionRequest r) {

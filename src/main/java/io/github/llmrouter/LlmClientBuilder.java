@@ -13,7 +13,7 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,7 +109,8 @@ public final class LlmClientBuilder {
   }
 
   /**
-   * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link PrefixHash}).
+   * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link CacheAware}
+   * with its defaults). A policy instance is one client's memory: give each client its own.
    *
    * @param routingPolicy the routing policy; not null
    * @return this builder

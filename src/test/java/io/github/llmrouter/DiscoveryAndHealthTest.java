@@ -188,9 +188,11 @@ class DiscoveryAndHealthTest {
     Replica b = start("b");
     Replica c = start("c");
     Replica d = start("d");
+    // Consistent hashing: a joining replica takes only the keys whose ring points it now owns.
     // No load reports: a scrape or header read mid-call (a replica reporting its own running
     // request) would make the bounded load move a key for a reason other than membership.
     try (LlmClient client = LlmClient.builder().resolver(resolver).slowStart(Duration.ZERO)
+        .routingPolicy(io.github.llmrouter.routing.RoutingPolicy.prefixHash())
         .loadMonitoring(LoadMonitoring.disabled()).build()) {
       resolver.publish(a, b, c);
       java.util.Map<Integer, String> before = new java.util.HashMap<>();
@@ -253,7 +255,8 @@ class DiscoveryAndHealthTest {
       sick.faults().healthStatus(200);
       EventRecorder.await("h0 marked up", Duration.ofSeconds(10),
           () -> events.health.stream().anyMatch(e -> e.replicaId().equals("h0") && e.healthy()));
-      for (int i = 0; i < 40; i++) client.chat(chat("key " + i));
+      // New prompts: the earlier ones are cached where they went, and stay there.
+      for (int i = 0; i < 40; i++) client.chat(chat("another key " + i));
       assertThat(events.answered("h0")).isGreaterThan(before);
     }
   }

@@ -18,6 +18,7 @@ import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.testing.EventRecorder;
@@ -65,8 +66,9 @@ class FailoverTest {
 
   private LlmClient client(RetryPolicy retry) {
     // Every exchange is scripted: no background /metrics scrapes.
+    // The ranks are PrefixHash's ring walk: failover to the key's next ring neighbour.
     return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(events)
-        .loadMonitoring(LoadMonitoring.disabled())
+        .routingPolicy(RoutingPolicy.prefixHash()).loadMonitoring(LoadMonitoring.disabled())
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 

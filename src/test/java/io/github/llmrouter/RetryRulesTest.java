@@ -106,7 +106,9 @@ class RetryRulesTest {
     other.enqueue(ok(CHAT_JSON));
     other.enqueue(ok(CHAT_JSON));
 
-    try (LlmClient client = client(a, b).callTimeout(Duration.ofMillis(700)).build()) {
+    // The key's replica is PrefixHash's ring owner, which a second call would try first again.
+    try (LlmClient client = client(a, b).routingPolicy(PrefixHash.builder().build())
+        .callTimeout(Duration.ofMillis(700)).build()) {
       // Answered within its 700 ms deadline although the key's replica asked for 5 s: the call
       // did not wait for it (waiting would have ended it at once: the pause outlasts the deadline).
       assertThat(client.chat(chat("key")).text()).isEqualTo("hello");

@@ -27,6 +27,12 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td><td>—</td></tr>
  * </table>
  *
+ * <p>Requests awaiting their first token: vLLM exports no gauge of them, but its counters give
+ * them, approximately (aborted and preempted requests blur it): {@code running + waiting −
+ * (vllm:time_to_first_token_seconds_count − vllm:request_success_total)}, kept between {@code
+ * waiting} and {@code waiting + running}. For the other engines, and a vLLM without those
+ * counters, they are the waiting requests.
+ *
  * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
  * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
  * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a
@@ -44,21 +50,23 @@ public final class EngineDialect {
   public static final EngineDialect VLLM = new EngineDialect("vLLM",
       List.of("vllm:num_requests_waiting"), List.of("vllm:num_requests_running"),
       List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-      List.of("vllm:request_queue_time_seconds"));
+      List.of("vllm:request_queue_time_seconds"), "vllm:time_to_first_token_seconds_count",
+      "vllm:request_success_total");
   /** SGLang. */
   public static final EngineDialect SGLANG = new EngineDialect("SGLang",
       List.of("sglang:num_queue_reqs"), List.of("sglang:num_running_reqs"),
-      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"));
+      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"), null, null);
   /** Hugging Face Text Generation Inference. */
   public static final EngineDialect TGI = new EngineDialect("TGI", List.of("tgi_queue_size"),
-      List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"));
+      List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"), null,
+      null);
   /** llama.cpp server ({@code --metrics}). */
   public static final EngineDialect LLAMA_CPP = new EngineDialect("llama.cpp",
       List.of("llamacpp:requests_deferred"), List.of("llamacpp:requests_processing"),
-      List.of("llamacpp:kv_cache_usage_ratio"), List.of());
+      List.of("llamacpp:kv_cache_usage_ratio"), List.of(), null, null);
   /** Detects the engine from the metric names present, trying vLLM, SGLang, TGI, llama.cpp. */
   public static final EngineDialect AUTO = new EngineDialect("auto", List.of(), List.of(),
-      List.of(), List.of());
+      List.of(), List.of(), null, null);
 
   private static final List<EngineDialect> BUILT_IN = List.of(VLLM, SGLANG, TGI, LLAMA_CPP);
   private static final String MODEL_LABEL = "model_name";
@@ -69,14 +77,20 @@ public final class EngineDialect {
   private final List<String> kvUsage;
   /** Histogram names without the {@code _sum} / {@code _count} suffix. */
   private final List<String> queueTime;
+  /** Counters of requests that produced a first token, and that finished; null if none. */
+  private final @Nullable String firstTokens;
+  private final @Nullable String finished;
 
   private EngineDialect(String name, List<String> waiting, List<String> running,
-      List<String> kvUsage, List<String> queueTime) {
+      List<String> kvUsage, List<String> queueTime, @Nullable String firstTokens,
+      @Nullable String finished) {
     this.name = name;
     this.waiting = waiting;
     this.running = running;
     this.kvUsage = kvUsage;
     this.queueTime = queueTime;
+    this.firstTokens = firstTokens;
+    this.finished = finished;
   }
 
   /**
@@ -110,7 +124,7 @@ public final class EngineDialect {
     requireNonNull(name, "name");
     requireNonNull(waitingMetric, "waitingMetric");
     return new EngineDialect(name, List.of(waitingMetric), optional(runningMetric),
-        optional(kvUsageMetric), optional(queueTimeHistogram));
+        optional(kvUsageMetric), optional(queueTimeHistogram), null, null);
   }
 
   private static List<String> optional(@Nullable String metric) {
@@ -170,9 +184,22 @@ public final class EngineDialect {
       }
       break;
     }
-    return new LoadReport(
-        LoadReport.count(metrics.sum(w, modelLabel(metrics, w, label), modelName)),
-        r == null ? -1 : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName)),
+    int waitingCount = LoadReport.count(metrics.sum(w, modelLabel(metrics, w, label), modelName));
+    int runningCount = r == null ? -1
+        : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName));
+    int awaiting = waitingCount;
+    String firstTokens = d.firstTokens;
+    String finished = d.finished;
+    if (waitingCount >= 0 && runningCount >= 0 && firstTokens != null && finished != null
+        && metrics.has(firstTokens) && metrics.has(finished)) {
+      double decoding = metrics.sum(firstTokens, modelLabel(metrics, firstTokens, label), modelName)
+          - metrics.sum(finished, modelLabel(metrics, finished, label), modelName);
+      if (Double.isFinite(decoding)) {
+        awaiting = (int) Math.max(waitingCount, Math.min((long) waitingCount + runningCount,
+            Math.round((double) waitingCount + runningCount - Math.max(0, decoding))));
+      }
+    }
+    return new LoadReport(waitingCount, runningCount, awaiting,
         kv == null ? Double.NaN
             : LoadReport.fraction(metrics.mean(kv, modelLabel(metrics, kv, label), modelName)),
         queueTimeSum, queueTimeCount, receivedNanos, LoadReport.Source.SCRAPE);

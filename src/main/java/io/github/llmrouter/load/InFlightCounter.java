@@ -83,15 +83,16 @@ public final class InFlightCounter {
     }
     Published previous = report;
     QueueWait wait = QueueWait.next(previous == null ? null : previous.queueWait(), r);
-    report = new Published(r, r.waiting(), r.running(), r.kvUsage(), wait.seconds(),
-        r.receivedNanos(), inFlight, d, wait);
+    report = new Published(r, r.waiting(), r.running(), r.awaitingFirstToken(), r.kvUsage(),
+        wait.seconds(), r.receivedNanos(), inFlight, d, wait);
   }
 
   /**
    * A report and this client's counts when it was published; the fields the routing decision
    * reads are copied out of the report so that reading them is one hop.
    */
-  record Published(LoadReport report, int waiting, int running, double kvUsage,
+  record Published(LoadReport report, int waiting, int running, int awaitingFirstToken,
+      double kvUsage,
       double queueWaitSeconds, long receivedNanos, int inFlightAtReport, long dispatchedAtReport,
       QueueWait queueWait) {}
 }

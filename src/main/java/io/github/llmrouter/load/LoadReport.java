@@ -7,6 +7,9 @@ package io.github.llmrouter.load;
  *
  * @param waiting requests waiting in the replica's queue, or -1 if unknown
  * @param running requests in the replica's running batch, or -1 if unknown
+ * @param awaitingFirstToken requests that have not produced their first token yet (waiting, or
+ *     running but still in prefill), or -1 if unknown; the waiting count where the engine exports
+ *     nothing better (see {@link EngineDialect})
  * @param kvUsage fraction of KV-cache blocks in use, in [0, 1], or NaN if unknown
  * @param queueTimeSum seconds spent waiting by all requests that have left the queue since the
  *     replica started (a histogram's {@code _sum}, such as {@code
@@ -16,8 +19,8 @@ package io.github.llmrouter.load;
  * @param receivedNanos when the report was received, on the client's {@code Ticker}
  * @param source where it came from
  */
-public record LoadReport(int waiting, int running, double kvUsage, double queueTimeSum,
-    double queueTimeCount, long receivedNanos, Source source) {
+public record LoadReport(int waiting, int running, int awaitingFirstToken, double kvUsage,
+    double queueTimeSum, double queueTimeCount, long receivedNanos, Source source) {
   /** Where a report came from. */
   public enum Source {
     /** The replica's Prometheus {@code /metrics}. */
@@ -31,6 +34,7 @@ public record LoadReport(int waiting, int running, double kvUsage, double queueT
    *
    * @param waiting requests waiting, or -1 if unknown
    * @param running requests running, or -1 if unknown
+   * @param awaitingFirstToken requests without their first token yet, or -1 if unknown
    * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
    * @param queueTimeSum the queue-time histogram's sum in seconds, or NaN if unknown
    * @param queueTimeCount the histogram's count, or NaN if unknown
@@ -42,6 +46,10 @@ public record LoadReport(int waiting, int running, double kvUsage, double queueT
   public LoadReport {
     if (waiting < -1) throw new IllegalArgumentException("waiting must be >= -1, got " + waiting);
     if (running < -1) throw new IllegalArgumentException("running must be >= -1, got " + running);
+    if (awaitingFirstToken < -1) {
+      throw new IllegalArgumentException("awaitingFirstToken must be >= -1, got "
+          + awaitingFirstToken);
+    }
     if (!(Double.isNaN(kvUsage) || (kvUsage >= 0 && kvUsage <= 1))) {
       throw new IllegalArgumentException("kvUsage must be in [0, 1] or NaN, got " + kvUsage);
     }
@@ -58,7 +66,24 @@ public record LoadReport(int waiting, int running, double kvUsage, double queueT
   }
 
   /**
-   * A report without queue-time totals.
+   * A report whose requests awaiting their first token are the waiting ones.
+   *
+   * @param waiting requests waiting, or -1 if unknown
+   * @param running requests running, or -1 if unknown
+   * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
+   * @param queueTimeSum the queue-time histogram's sum in seconds, or NaN if unknown
+   * @param queueTimeCount the histogram's count, or NaN if unknown
+   * @param receivedNanos when the report was received, on the client's ticker
+   * @param source where it came from; not null
+   */
+  public LoadReport(int waiting, int running, double kvUsage, double queueTimeSum,
+      double queueTimeCount, long receivedNanos, Source source) {
+    this(waiting, running, waiting, kvUsage, queueTimeSum, queueTimeCount, receivedNanos, source);
+  }
+
+  /**
+   * A report without queue-time totals, whose requests awaiting their first token are the
+   * waiting ones.
    *
    * @param waiting requests waiting, or -1 if unknown
    * @param running requests running, or -1 if unknown

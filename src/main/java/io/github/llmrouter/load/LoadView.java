@@ -63,6 +63,30 @@ public interface LoadView {
   }
 
   /**
+   * Requests on the replica that had not produced their first token when it last reported
+   * (waiting, or running but still in prefill), every client's requests included, from a fresh
+   * report; -1 when unknown. See {@link #reportAgeNanos} for how old that is.
+   *
+   * @param index the replica's position in the snapshot this view describes
+   * @param now the time reports are aged against, from {@link #now()}
+   * @return the requests awaiting their first token, or -1 when unknown
+   */
+  default int awaitingFirstToken(int index, long now) {
+    return -1;
+  }
+
+  /**
+   * How long ago, at {@code now}, the replica's fresh report arrived.
+   *
+   * @param index the replica's position in the snapshot this view describes
+   * @param now the time reports are aged against, from {@link #now()}
+   * @return the report's age in nanoseconds, or -1 with no fresh report
+   */
+  default long reportAgeNanos(int index, long now) {
+    return -1;
+  }
+
+  /**
    * The replica's whole reported load, {@link #effectiveQueue(int, long)} plus {@link
    * #running(int, long)}, or -1 unless both are known. Views should override it to read their
    * report once.
@@ -137,6 +161,16 @@ public interface LoadView {
    */
   default long now() {
     return 0;
+  }
+
+  /**
+   * The current time on the client's ticker, in nanoseconds, for policies that keep time of their
+   * own (how long ago they sent a request somewhere); unlike {@link #now()} always read.
+   *
+   * @return a reading of the client's ticker
+   */
+  default long nanoTime() {
+    return System.nanoTime();
   }
 
   /**

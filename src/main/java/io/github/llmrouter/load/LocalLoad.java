@@ -166,6 +166,11 @@ public final class LocalLoad implements LoadView {
   }
 
   @Override
+  public long nanoTime() {
+    return ticker.read();
+  }
+
+  @Override
   public int effectiveQueue(int index, long now) {
     InFlightCounter c = counters[index];
     InFlightCounter.Published p = c.report();
@@ -188,6 +193,18 @@ public final class LocalLoad implements LoadView {
   public int running(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
     return p == null || isStale(p, now) ? -1 : p.running();
+  }
+
+  @Override
+  public int awaitingFirstToken(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? -1 : p.awaitingFirstToken();
+  }
+
+  @Override
+  public long reportAgeNanos(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? -1 : Math.max(0, now - p.receivedNanos());
   }
 
   @Override

@@ -5,8 +5,8 @@ package io.github.llmrouter.load;
  * long)}) is at least {@code queueThreshold}, or its KV-cache usage ({@link LoadView#kvUsage(int,
  * long)}) at least {@code kvUsageThreshold}. A replica whose load is unknown (no fresh report) is
  * never saturated: only what replicas report saturates them. The one definition behind admission
- * control ({@code Admission}), the default routing policy ({@code PrefixHash}) and the fleet
- * snapshot ({@code LlmClient.fleet()}). Immutable.
+ * control ({@code Admission}), the routing policies' queue pressure ({@code PrefixHash}, {@code
+ * CacheAware}) and the fleet snapshot ({@code LlmClient.fleet()}). Immutable.
  *
  * @param queueThreshold the effective queue at which a replica is saturated, at least 1
  * @param kvUsageThreshold the KV-cache usage at which a replica is saturated, above 0 (above 1:

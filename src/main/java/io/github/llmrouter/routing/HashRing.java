@@ -12,6 +12,7 @@ import java.util.Arrays;
  * Immutable; built when membership changes.
  */
 final class HashRing {
+  private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
   private final long[] points;
   private final int[] owners;
 
@@ -85,6 +86,29 @@ final class HashRing {
 
   static int pointsOf(Replica replica, int pointsPerWeight) {
     return (int) Math.max(1, Math.round(replica.weight() * pointsPerWeight));
+  }
+
+  /**
+   * Where a key's walk starts with {@code probes} look-ups (multi-probe consistent hashing): of the
+   * key itself and {@code probes - 1} re-mixes of it, the position whose point is closest
+   * clockwise. A new replica's points can only shorten a probe's distance, and a removed replica's
+   * keys are the only ones whose closest point disappears, so membership changes move only the
+   * keys they must.
+   */
+  int start(long key, int probes) {
+    int best = positionOf(key);
+    long bestDistance = distance(key, best);
+    long probe = key;
+    for (int p = 1; p < probes; p++) {
+      probe = Hashing.mix64(probe + PROBE_STEP);
+      int position = positionOf(probe);
+      long distance = distance(probe, position);
+      if (Long.compareUnsigned(distance, bestDistance) < 0) {
+        best = position;
+        bestDistance = distance;
+      }
+    }
+    return best;
   }
 
   /** The position of the first point at or clockwise after {@code key}. */

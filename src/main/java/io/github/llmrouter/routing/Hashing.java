@@ -19,6 +19,10 @@ public final class Hashing {
   private static final long P4 = 0x85EBCA77C2B2AE63L;
   private static final long P5 = 0x27D4EB2F165667C5L;
 
+  /** Texts up to this many characters are hashed from a per-thread buffer, without allocating. */
+  static final int CHUNK = 1024;
+  private static final ThreadLocal<char[]> BUFFER = ThreadLocal.withInitial(() -> new char[CHUNK]);
+
   private Hashing() {}
 
   /**
@@ -47,6 +51,28 @@ public final class Hashing {
     if (from < 0 || to > text.length() || from > to) {
       throw new IndexOutOfBoundsException("range [" + from + ", " + to + ") of length " + text.length());
     }
+    int length = to - from;
+    char[] chars = length <= CHUNK ? BUFFER.get() : new char[length];
+    copy(text, from, to, chars, 0);
+    return xxh64(chars, 0, length, seed);
+  }
+
+  /**
+   * XXH64 of the characters {@code chars[from, to)} with the given seed: the same value as the
+   * {@link CharSequence} variant for the same characters.
+   *
+   * @param chars the characters; not null
+   * @param from the first character hashed
+   * @param to one past the last character hashed
+   * @param seed the seed
+   * @return the hash
+   * @throws IndexOutOfBoundsException if the range is not inside {@code chars}
+   */
+  public static long xxh64(char[] chars, int from, int to, long seed) {
+    requireNonNull(chars, "chars");
+    if (from < 0 || to > chars.length || from > to) {
+      throw new IndexOutOfBoundsException("range [" + from + ", " + to + ") of length " + chars.length);
+    }
     long byteLength = 2L * (to - from);
     int i = from;
     long h;
@@ -57,10 +83,10 @@ public final class Hashing {
       long v4 = seed - P1;
       int limit = to - 16;
       do {
-        v1 = round(v1, lane(text, i));
-        v2 = round(v2, lane(text, i + 4));
-        v3 = round(v3, lane(text, i + 8));
-        v4 = round(v4, lane(text, i + 12));
+        v1 = round(v1, lane(chars, i));
+        v2 = round(v2, lane(chars, i + 4));
+        v3 = round(v3, lane(chars, i + 8));
+        v4 = round(v4, lane(chars, i + 12));
         i += 16;
       } while (i <= limit);
       h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12)
@@ -74,22 +100,36 @@ public final class Hashing {
     }
     h += byteLength;
     while (to - i >= 4) {
-      h ^= round(0, lane(text, i));
+      h ^= round(0, lane(chars, i));
       h = Long.rotateLeft(h, 27) * P1 + P4;
       i += 4;
     }
     if (to - i >= 2) {
-      long word = (text.charAt(i) & 0xFFFFL) | ((text.charAt(i + 1) & 0xFFFFL) << 16);
+      long word = (chars[i] & 0xFFFFL) | ((chars[i + 1] & 0xFFFFL) << 16);
       h ^= word * P1;
       h = Long.rotateLeft(h, 23) * P2 + P3;
       i += 2;
     }
     if (i < to) {
-      char c = text.charAt(i);
+      char c = chars[i];
       h = byteStep(h, c & 0xFF);
       h = byteStep(h, (c >>> 8) & 0xFF);
     }
     return avalanche(h);
+  }
+
+  /**
+   * Copies {@code text[from, to)} into {@code dst} at {@code at}: in bulk for the JDK's own
+   * character sequences (an intrinsic for strings), else character by character.
+   */
+  static void copy(CharSequence text, int from, int to, char[] dst, int at) {
+    if (text instanceof String s) {
+      s.getChars(from, to, dst, at);
+    } else if (text instanceof StringBuilder b) {
+      b.getChars(from, to, dst, at);
+    } else {
+      for (int i = from; i < to; i++) dst[at++] = text.charAt(i);
+    }
   }
 
   /**
@@ -157,11 +197,9 @@ public final class Hashing {
     return x ^ (x >>> 31);
   }
 
-  private static long lane(CharSequence s, int i) {
-    return (s.charAt(i) & 0xFFFFL)
-        | (s.charAt(i + 1) & 0xFFFFL) << 16
-        | (s.charAt(i + 2) & 0xFFFFL) << 32
-        | (s.charAt(i + 3) & 0xFFFFL) << 48;
+  private static long lane(char[] c, int i) {
+    return (c[i] & 0xFFFFL) | (c[i + 1] & 0xFFFFL) << 16 | (c[i + 2] & 0xFFFFL) << 32
+        | (c[i + 3] & 0xFFFFL) << 48;
   }
 
   private static long le64(byte[] b, int i) {

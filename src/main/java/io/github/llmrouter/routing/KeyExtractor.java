@@ -38,14 +38,25 @@ public interface KeyExtractor {
     if (prefixChars < 1) {
       throw new IllegalArgumentException("prefixChars must be >= 1, got " + prefixChars);
     }
-    return request -> {
-      long seed = Hashing.xxh64(request.model(), 0);
-      String explicit = request.routingKey();
-      if (explicit != null) return Hashing.xxh64(explicit, ~seed);
-      CharSequence prompt = request.prompt();
-      if (prompt == null) return seed;
-      return Hashing.xxh64(prompt, 0, Math.min(prefixChars, prompt.length()), seed);
-    };
+    // The request keeps the default key once computed, for every consumer of it.
+    if (prefixChars == DEFAULT_PREFIX_CHARS) return RoutingRequest::prefixKey;
+    return request -> prefixKey(request, prefixChars);
+  }
+
+  /**
+   * The key {@link #prefix(int)} describes.
+   *
+   * @param request the request; not null
+   * @param prefixChars how many leading characters of its prompt the key covers
+   * @return the key
+   */
+  static long prefixKey(RoutingRequest request, int prefixChars) {
+    long seed = Hashing.xxh64(request.model(), 0);
+    String explicit = request.routingKey();
+    if (explicit != null) return Hashing.xxh64(explicit, ~seed);
+    CharSequence prompt = request.prompt();
+    if (prompt == null) return seed;
+    return Hashing.xxh64(prompt, 0, Math.min(prefixChars, prompt.length()), seed);
   }
 
   /**

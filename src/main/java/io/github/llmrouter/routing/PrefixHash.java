@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Reported load.</b> When the view has fresh load reports (see {@code LoadView}), the walk
  * also passes over a replica that reports itself saturated (see {@link Saturation}) while another
- * has room. The exact rule: walking clockwise from the key's start, take the first replica not yet returned that is
+ * has room. The exact rule: walking clockwise from the key's start, take the first replica not
+ * yet returned that is
  * <ol>
  *   <li>within its load bound: for a replica with a fresh report of both its queue and its
  *       running batch, {@code effectiveQueue(i) + running(i) ≤ c_r × weight(i) × (L + 1) / W},
@@ -57,10 +58,10 @@ import org.jspecify.annotations.Nullable;
  * A replica's pressure is its effective queue lengthened by its queue wait (below), 0 if unknown,
  * and raised to {@code queueThreshold} if its KV-cache usage is at least {@link
  * Builder#kvUsageThreshold(double) kvUsageThreshold} (default {@value
- * Saturation#DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory
- * frees, so it is as good as a queue at the threshold. While some replica within bound is idle
- * with room in its cache ({@code shortest = 0}) this is the plain rule: skip a replica whose queue
- * is at the threshold or whose cache is nearly full. Once every replica has a queue, a replica keeps its
+ * Saturation#DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory frees, so
+ * it is as good as a queue at the threshold. While some replica within bound is idle with room
+ * in its cache ({@code shortest = 0}) this is the plain rule: skip a replica whose queue is at the
+ * threshold or whose cache is nearly full. Once every replica has a queue, a replica keeps its
  * keys until its queue is far behind the shortest (a slow or stalled replica): moving a request
  * off its key's owner would then only trade a cached prefix for another queue. If no replica is
  * within its load bound, take the one with the smallest effective queue per unit of weight,
@@ -74,9 +75,12 @@ import org.jspecify.annotations.Nullable;
  * its effective queue {@code min(}{@value #MAX_WAIT_SCALE}{@code , wait / mean)} times; otherwise
  * the queue counts as it is.
  *
- * <p>Why the rule reads reported load this way (the reported-load bound, the lengthening by queue
- * wait, the limit relative to the shortest queue), and the simulator runs that chose it, are in
- * {@code docs/routing.md}.
+ * <p>Why: the reported-load bound counts every client's requests, where this client's in-flight
+ * share sees only its own and calls a hot key's owner "over bound" after one or two; the
+ * queue-wait lengthening tells a slow replica from the others, which a waiting count cannot; the
+ * limit relative to the shortest queue keeps a busy fleet's hot prefixes on their owners instead
+ * of scattering them to whichever neighbour's queue momentarily dipped below the threshold. The
+ * measurements behind each are in {@code docs/routing.md}.
  *
  * <p><b>Cost.</b> Each replica is examined at most once per walk. A replica below the thresholds
  * is taken without looking at the others; one at a threshold costs one pass over the replicas to
@@ -91,16 +95,15 @@ public final class PrefixHash implements RoutingPolicy {
   public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
   /** Default ring look-ups per key: {@value}. */
   public static final int DEFAULT_PROBES = 3;
-  private static final long PROBE_STEP = 0x9E3779B97F4A7C15L;
   /**
    * A replica whose pressure is at {@code queueThreshold} keeps its keys while it stays below
    * {@code queueThreshold} plus this many times the shortest among the replicas within bound.
    */
   static final int SHORTEST_QUEUE_MULTIPLE = 3;
   /** The most a replica's longer queue wait can lengthen its queue: {@value}×. */
-  static final double MAX_WAIT_SCALE = 4;
+  static final double MAX_WAIT_SCALE = QueuePressure.MAX_WAIT_SCALE;
   /** Below this mean queue wait, seconds, waits are too short to compare: {@value}. */
-  static final double MIN_MEAN_WAIT_SECONDS = 0.05;
+  static final double MIN_MEAN_WAIT_SECONDS = QueuePressure.MIN_MEAN_WAIT_SECONDS;
   /** Default load factor for bounds on reported load: {@value}. */
   public static final double DEFAULT_REPORTED_LOAD_FACTOR = 2.0;
 
@@ -143,9 +146,10 @@ public final class PrefixHash implements RoutingPolicy {
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
     if (replicas.isEmpty()) throw new IllegalArgumentException("replicas must not be empty");
-    return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor, loadFactor,
-        reportedLoadFactor, probes, reportedLoad, new Saturation(queueThreshold,
-            reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY));
+    double[] weights = Rankings.weights(replicas);
+    return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor,
+        new LoadBound(weights, replicas.totalWeight(), loadFactor, reportedLoadFactor, 0),
+        new QueuePressure(reportedLoad, new Saturation(queueThreshold, kvUsageThreshold)), probes);
   }
 
   @Override
@@ -164,60 +168,31 @@ public final class PrefixHash implements RoutingPolicy {
   static final class Picker implements ReplicaPicker {
     final HashRing ring;
     private final KeyExtractor keyExtractor;
-    /** c × weight(i) / Σweight: multiplied by (total + 1) gives replica i's bound. */
-    private final double[] boundShare;
-    /** c_reported × weight(i): times the fleet's reported load per weight, replica i's bound. */
-    private final double[] reportedBound;
     private final double[] weights;
     private final double[] inverseWeights;
     private final int probes;
-    private final boolean reportedLoad;
-    private final Saturation saturation;
-    private final int queueThreshold;
+    private final LoadBound bound;
+    private final QueuePressure pressure;
 
-    Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, double loadFactor,
-        double reportedLoadFactor, int probes, boolean reportedLoad, Saturation saturation) {
+    Picker(HashRing ring, ReplicaSet replicas, KeyExtractor keyExtractor, LoadBound bound,
+        QueuePressure pressure, int probes) {
       this.ring = ring;
-      this.reportedLoad = reportedLoad;
-      this.saturation = saturation;
-      this.queueThreshold = saturation.queueThreshold();
       this.probes = probes;
       this.keyExtractor = keyExtractor;
       this.weights = Rankings.weights(replicas);
       this.inverseWeights = Rankings.inverse(weights);
-      this.boundShare = new double[weights.length];
-      this.reportedBound = new double[weights.length];
-      for (int i = 0; i < weights.length; i++) {
-        boundShare[i] = loadFactor * weights[i] / replicas.totalWeight();
-        reportedBound[i] = reportedLoadFactor * weights[i];
-      }
+      this.bound = bound;
+      this.pressure = pressure;
     }
 
     @Override
     public Ranking rank(RoutingRequest request, LoadView load) {
-      return new RingRanking(this, load, startOf(keyExtractor.key(request)));
+      return new RingRanking(this, load, ring.start(keyExtractor.key(request), probes));
     }
 
     /** The replica owning the request's key, ignoring load (for tests and explanations). */
     int ownerOf(RoutingRequest request) {
-      return ring.ownerAt(startOf(keyExtractor.key(request)));
-    }
-
-    /** The ring position the walk starts from: the probe closest to its next point. */
-    int startOf(long key) {
-      int best = ring.positionOf(key);
-      long bestDistance = ring.distance(key, best);
-      long probe = key;
-      for (int p = 1; p < probes; p++) {
-        probe = Hashing.mix64(probe + PROBE_STEP);
-        int position = ring.positionOf(probe);
-        long distance = ring.distance(probe, position);
-        if (Long.compareUnsigned(distance, bestDistance) < 0) {
-          best = position;
-          bestDistance = distance;
-        }
-      }
-      return best;
+      return ring.ownerAt(ring.start(keyExtractor.key(request), probes));
     }
   }
 
@@ -245,9 +220,9 @@ public final class PrefixHash implements RoutingPolicy {
 
     private final Picker picker;
     private final LoadView load;
-    private final int start;
+    private final RingWalk walk;
+    private final FleetLoad fleet;
     private final SeenSet seen = new SeenSet();
-    private int walked;
     private int returned;
     private String reason = "";
     /** Whether this call's {@link #survey} has set {@link #queueLimit}. */
@@ -260,56 +235,38 @@ public final class PrefixHash implements RoutingPolicy {
     private double queueLimit;
     /** Set by {@link #survey}: the replica with the smallest queue per unit of weight. */
     private int leastQueued;
-    /** Whether {@link #surveyFleet} has run, and its results. */
-    private boolean fleetSurveyed;
-    private double fleetLoadPerWeight;
-    private double fleetMeanWait;
-    /** Whether the view keeps the fleet's sums (then it also has each replica's wait ratio). */
-    private boolean fleetFromView;
 
     RingRanking(Picker picker, LoadView load, int start) {
       this.picker = picker;
       this.load = load;
-      this.start = start;
+      this.walk = new RingWalk(picker.ring, start, picker.weights.length);
+      this.fleet = new FleetLoad(load, picker.weights);
     }
 
     @Override
     public int next() {
       int n = picker.weights.length;
       if (returned == n) return -1;
-      HashRing ring = picker.ring;
-      int size = ring.size();
       double totalPlusOne = load.totalInFlight() + 1.0;
       long now = load.now(); // one clock read per decision, however many replicas are examined
       // The survey covers the replicas not yet returned: at most once per call.
       limitKnown = false;
       surveyComplete = false;
       int skipped = -1;
-      // Replicas examined and skipped in this call, so that each is examined once however many
-      // ring points it owns.
-      long rejectedLow = 0;
-      long[] rejectedHigh = null;
+      walk.newCall();
       int unexamined = n - returned;
       // Finding every replica on the ring takes about n·ln(n) steps; after a few fruitless steps,
       // one pass over the replicas tells whether any can be taken at all (and if none can, which
       // is least loaded), so an overloaded fleet costs a pass and a short walk, not a walk round
       // the ring.
       int steps = 0;
-      while (walked < size && unexamined > 0) {
+      while (walk.hasNext() && unexamined > 0) {
         if (++steps == PRECHECK_STEPS) {
           survey(totalPlusOne, now, false);
           if (!anyCandidate) break;
         }
-        int position = start + walked;
-        if (position >= size) position -= size;
-        int owner = ring.ownerAt(position);
-        walked++;
-        if (seen.contains(owner)) continue;
-        if (owner < 64) {
-          if ((rejectedLow & (1L << owner)) != 0) continue;
-        } else if (rejectedHigh != null && (rejectedHigh[(owner >>> 6) - 1] & (1L << owner)) != 0) {
-          continue;
-        }
+        int owner = walk.step();
+        if (seen.contains(owner) || walk.isRejected(owner)) continue;
         int why = whyNot(owner, totalPlusOne, now);
         if (why < 0) {
           reason = why == TAKE_QUEUED ? QUEUED
@@ -318,12 +275,7 @@ public final class PrefixHash implements RoutingPolicy {
         }
         // Skipped: it stays eligible for the fallback below and for later ranks.
         if (skipped < 0) skipped = why;
-        if (owner < 64) {
-          rejectedLow |= 1L << owner;
-        } else {
-          if (rejectedHigh == null) rejectedHigh = new long[(n + 63 >>> 6) - 1];
-          rejectedHigh[(owner >>> 6) - 1] |= 1L << owner;
-        }
+        walk.reject(owner);
         unexamined--;
       }
       // No replica can be taken, or the ring ran out before reaching one that can.
@@ -339,115 +291,33 @@ public final class PrefixHash implements RoutingPolicy {
      * left.
      */
     private int whyNot(int i, double totalPlusOne, long now) {
-      int q = queueOf(i, now);
-      if (!withinBound(i, q, totalPlusOne, now)) return 0;
-      double queue = q > 0 ? scaledQueue(i, q, now) : 0;
-      double pressure = pressure(i, queue, now);
-      if (pressure < picker.queueThreshold) return TAKE;
+      QueuePressure qp = picker.pressure;
+      int q = qp.queueOf(i, load, now);
+      if (!picker.bound.admits(i, q, totalPlusOne, load, now, fleet)) return 0;
+      double queue = q > 0 ? qp.scaledQueue(i, q, now, fleet) : 0;
+      double pressure = qp.pressure(i, queue, load, now);
+      if (pressure < qp.threshold()) return TAKE;
       // Only now is the shortest queue needed: a replica below the thresholds is taken without a
       // pass over the fleet.
       survey(totalPlusOne, now, false);
       if (pressure < queueLimit) return TAKE_QUEUED;
-      return queue >= picker.queueThreshold ? 1 : 2;
-    }
-
-    /**
-     * Replica {@code i}'s pressure: its lengthened effective queue {@code queue} (0 if unknown),
-     * raised to {@code queueThreshold} if its KV cache is full enough to saturate it: a full cache
-     * admits no new prompt until memory frees, so it is as good as a queue at the threshold.
-     */
-    private double pressure(int i, double queue, long now) {
-      return queue < picker.queueThreshold && picker.saturation.isCacheFull(load.kvUsage(i, now))
-          ? picker.queueThreshold : queue;
-    }
-
-    /**
-     * Whether replica {@code i}, whose effective queue is {@code q} (-1 unknown), is within its
-     * load bound. With a fresh report of its queue and running batch, the bound is on that whole
-     * load, every client's requests included, against the fleet's reported load (see {@link
-     * #surveyFleet}); otherwise it is on this client's in-flight share.
-     */
-    private boolean withinBound(int i, int q, double totalPlusOne, long now) {
-      if (q >= 0) {
-        int running = load.running(i, now);
-        if (running >= 0) {
-          surveyFleet(now);
-          return (long) q + running <= picker.reportedBound[i] * fleetLoadPerWeight;
-        }
-      }
-      return load.inFlight(i) <= picker.boundShare[i] * totalPlusOne;
-    }
-
-    /** Replica {@code i}'s effective queue, or -1 if unknown or reported load is off. */
-    private int queueOf(int i, long now) {
-      return picker.reportedLoad ? load.effectiveQueue(i, now) : -1;
-    }
-
-    /**
-     * Effective queue {@code q > 0} of replica {@code i}, lengthened by how much longer its
-     * requests recently waited than the fleet's: {@code q × min(4, queueWait(i) / meanWait)} when
-     * that ratio exceeds 1 (and the mean wait is at least {@value #MIN_MEAN_WAIT_SECONDS} s), else
-     * {@code q}. A queue of 4 on a replica whose requests wait twice as long as elsewhere counts
-     * as 8: a waiting count alone cannot tell a slow replica, or one queued behind long prompts,
-     * from the others.
-     */
-    private double scaledQueue(int i, int q, long now) {
-      surveyFleet(now);
-      if (!(fleetMeanWait >= MIN_MEAN_WAIT_SECONDS)) return q;
-      double ratio = fleetFromView ? load.queueWaitRatio(i, now)
-          : load.queueWait(i, now) / fleetMeanWait;
-      return ratio > 1 ? q * Math.min(MAX_WAIT_SCALE, ratio) : q;
-    }
-
-    /**
-     * Once per ranking: the fleet's reported load per unit of weight (effective queue plus running
-     * batch over the replicas that report both, plus the request being placed) and mean recent
-     * queue wait, from the view if it keeps them, else from one pass over the replicas.
-     */
-    private void surveyFleet(long now) {
-      if (fleetSurveyed) return;
-      fleetSurveyed = true;
-      double perWeight = load.reportedLoadPerWeight(now);
-      if (!Double.isNaN(perWeight)) {
-        fleetLoadPerWeight = perWeight;
-        fleetMeanWait = load.meanQueueWait(now);
-        fleetFromView = true;
-        return;
-      }
-      double[] weights = picker.weights;
-      long total = 0;
-      double weight = 0;
-      double waits = 0;
-      int waited = 0;
-      for (int i = 0; i < weights.length; i++) {
-        double wait = load.queueWait(i, now);
-        if (!Double.isNaN(wait)) {
-          waits += wait;
-          waited++;
-        }
-        int reported = load.reportedLoad(i, now);
-        if (reported < 0) continue;
-        total += reported;
-        weight += weights[i];
-      }
-      fleetLoadPerWeight = weight > 0 ? (total + 1) / weight : 0;
-      fleetMeanWait = waited >= 2 ? waits / waited : Double.NaN;
+      return queue >= qp.threshold() ? 1 : 2;
     }
 
     /**
      * At most once per call, one pass over the replicas not yet returned. Sets {@link
      * #anyCandidate} (some replica is within its load bound) and {@link #queueLimit} ({@code
-     * queueThreshold + 3 × shortest}, {@code shortest} the smallest {@link #pressure} among the
-     * replicas within their bound); unless it stops at the first idle replica with room (which
-     * fixes the limit), which only a caller not {@code needLeastQueued} allows, it also sets
-     * {@link #leastQueued} (chosen as {@link Rankings#leastQueued} chooses, on lengthened
-     * queues).
+     * queueThreshold + 3 × shortest}, {@code shortest} the smallest pressure among the replicas
+     * within their bound); unless it stops at the first idle replica with room (which fixes the
+     * limit), which only a caller not {@code needLeastQueued} allows, it also sets {@link
+     * #leastQueued} (chosen as {@link Rankings#leastQueued} chooses, on lengthened queues).
      */
     private void survey(double totalPlusOne, long now, boolean needLeastQueued) {
       if (surveyComplete || (limitKnown && !needLeastQueued)) return;
+      QueuePressure qp = picker.pressure;
       int n = picker.weights.length;
       double[] inverse = picker.inverseWeights;
-      int from = start % n;
+      int from = walk.start() % n;
       int best = -1;
       double bestQueue = Double.MAX_VALUE;
       double bestInFlight = Double.MAX_VALUE;
@@ -458,8 +328,8 @@ public final class PrefixHash implements RoutingPolicy {
         if (i >= n) i -= n;
         if (seen.contains(i)) continue;
         int inFlight = load.inFlight(i);
-        int q = queueOf(i, now);
-        double scaled = q > 0 ? scaledQueue(i, q, now) : 0;
+        int q = qp.queueOf(i, load, now);
+        double scaled = q > 0 ? qp.scaledQueue(i, q, now, fleet) : 0;
         double queue = (q >= 0 ? scaled : inFlight) * inverse[i];
         double f = inFlight * inverse[i];
         if (queue < bestQueue || (queue == bestQueue && f < bestInFlight)) {
@@ -469,8 +339,8 @@ public final class PrefixHash implements RoutingPolicy {
         }
         // The KV usage and the bound matter only for a queue that could be the shortest.
         if (scaled < shortest) {
-          double pressure = pressure(i, scaled, now);
-          if (pressure < shortest && withinBound(i, q, totalPlusOne, now)) {
+          double pressure = qp.pressure(i, scaled, load, now);
+          if (pressure < shortest && picker.bound.admits(i, q, totalPlusOne, load, now, fleet)) {
             shortest = pressure;
             // An idle replica with room: the limit is the threshold itself, whatever the rest.
             if (pressure == 0 && !needLeastQueued) {
@@ -486,8 +356,8 @@ public final class PrefixHash implements RoutingPolicy {
       }
       limitKnown = true;
       anyCandidate = shortest != Double.MAX_VALUE;
-      queueLimit = anyCandidate ? picker.queueThreshold + SHORTEST_QUEUE_MULTIPLE * shortest
-          : picker.queueThreshold;
+      queueLimit = anyCandidate ? qp.threshold() + SHORTEST_QUEUE_MULTIPLE * shortest
+          : qp.threshold();
     }
 
     private int take(int index, int n) {

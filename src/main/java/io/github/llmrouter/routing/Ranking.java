@@ -4,14 +4,6 @@ package io.github.llmrouter.routing;
  * The order in which to try replicas for one request, produced lazily: {@link #next()} is called
  * once for the first attempt and again only when an attempt fails, so a request that succeeds at
  * once pays for one pick, not for a full sort. Not thread-safe: one request owns it.
- *
- * <p><b>Feedback.</b> Whoever dispatches the request may tell the ranking how it went on the
- * replica that served it: {@link #onFirstToken} when the first token arrives and {@link
- * #onCompleted} with the prompt usage the replica reported. A policy that learns from responses
- * (what a replica really had cached, when its prefill ended) keeps what it needs for that in its
- * ranking; the defaults do nothing. The simulator reports every request; {@code LlmClient} does not
- * report yet. Neither is called for an attempt that failed, so per-request state kept for them
- * must be bounded by other means.
  */
 public interface Ranking {
   /**
@@ -19,7 +11,7 @@ public interface Ranking {
    * -1 when every replica has been returned. Load is read at the time of the call, so a failover
    * pick sees the load as it is then.
    *
-   * @return a snapshot index, or -1 when the ranking is exhausted
+   * @return a snapshot index, or -1 when none is left
    */
   int next();
 
@@ -32,21 +24,49 @@ public interface Ranking {
   String reason();
 
   /**
-   * The replica at {@code index}, returned by {@link #next()}, sent the request's first token: its
-   * prefill is over. Called at most once, on the thread that received the token; must not block.
+   * The attempt on {@code index}, the last index returned by {@link #next()}, was sent at {@code
+   * nanos} (the client's ticker); what becomes of it is told to the returned object. The client
+   * calls it once per attempt it sends (an index passed over as ineligible is never sent). {@code
+   * streamed}: the answer is a stream, whose first event will be reported through {@link
+   * RoutedAttempt#firstToken}; otherwise it arrives whole and its first token goes unseen. Policies
+   * that learn nothing from outcomes keep the default, {@link RoutedAttempt#IGNORED}.
    *
-   * @param index the replica's snapshot index
+   * @param index the snapshot index of the replica the attempt goes to
+   * @param nanos when it was sent, on the client's ticker
+   * @param streamed whether the answer is a stream whose first token will be reported
+   * @return what to tell the outcome to, never null
    */
-  default void onFirstToken(int index) {}
+  default RoutedAttempt sent(int index, long nanos, boolean streamed) {
+    return RoutedAttempt.IGNORED;
+  }
 
   /**
-   * The replica at {@code index}, returned by {@link #next()}, served the whole response and
-   * reported {@code usage} (for vLLM, {@code usage.prompt_tokens} and {@code
-   * usage.prompt_tokens_details.cached_tokens}). Called at most once, after {@link #onFirstToken}
-   * if that was called; must not block.
+   * The prompt tokens the policy expected the replica last returned by {@link #next()} to serve
+   * from its prefix cache, or -1 if it made no such prediction.
    *
-   * @param index the replica's snapshot index
-   * @param usage what the replica reported about the prompt
+   * @return the predicted cached prompt tokens, or -1
    */
-  default void onCompleted(int index, PromptUsage usage) {}
+  default long predictedCachedTokens() {
+    return -1;
+  }
+
+  /**
+   * The seconds the policy expected the request to wait on that replica before its prefill starts,
+   * or NaN if it made no such estimate.
+   *
+   * @return the estimated wait in seconds, or NaN
+   */
+  default double estimatedWaitSeconds() {
+    return Double.NaN;
+  }
+
+  /**
+   * Why that replica beat the runner-up, in a sentence with the figures compared; "" if the policy
+   * does not compare. Built on demand: call it only to explain a decision.
+   *
+   * @return the comparison, or ""
+   */
+  default String versusRunnerUp() {
+    return "";
+  }
 }

@@ -10,12 +10,14 @@ import io.github.llmrouter.replica.ReplicaSet;
  * tried first; the following ranks are the failover order.
  *
  * <pre>{@code
+ * RoutingPolicy cacheAware = CacheAware.builder().indexBlocks(1 << 20).build();
  * RoutingPolicy affinity = PrefixHash.builder().prefixChars(200).loadFactor(1.25).build();
  * RoutingPolicy baseline = RoutingPolicy.roundRobin();
  * }</pre>
  *
- * <p>Built-in policies: {@link PrefixHash} (the default: consistent hashing with bounded loads),
- * {@link #roundRobin()}, {@link #random(long)}, {@link LeastLoaded}.
+ * <p>Built-in policies: {@link CacheAware} (the default: lowest estimated time to first token,
+ * counting what each replica has cached and queued), {@link PrefixHash} (consistent hashing with
+ * bounded loads), {@link #roundRobin()}, {@link #random(long)}, {@link LeastLoaded}.
  */
 public interface RoutingPolicy {
   /**
@@ -32,12 +34,17 @@ public interface RoutingPolicy {
     return getClass().getSimpleName();
   }
 
+  /** {@return {@link CacheAware} with its defaults: a new client memory on each call} */
+  static RoutingPolicy cacheAware() {
+    return CacheAware.builder().build();
+  }
+
   /**
-   * {@return the policy {@code LlmClient} routes with when none is set: today {@link PrefixHash}
-   * with its defaults; a new instance on each call}
+   * {@return the policy {@code LlmClient} routes with when none is set: {@link CacheAware} with
+   * its defaults; a new instance (a new client memory) on each call}
    */
   static RoutingPolicy defaultPolicy() {
-    return prefixHash();
+    return cacheAware();
   }
 
   /** {@return {@link PrefixHash} with its defaults} */

@@ -2,10 +2,10 @@ package io.github.llmrouter.sim;
 
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.routing.PromptBlocks;
-import io.github.llmrouter.routing.PromptUsage;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.SplittableRandom;
 
@@ -75,7 +75,7 @@ final class DynamoKvRouter {
 
     @Override
     public Ranking rank(RoutingRequest request, LoadView load) {
-      PromptBlocks blocks = request.blocks() == null ? PromptBlocks.empty() : request.blocks();
+      PromptBlocks blocks = request.blocks();
       return new PeerModels.DecidedRanking() {
         private int chosen = -1;
         private long prefillTokens;
@@ -103,7 +103,27 @@ final class DynamoKvRouter {
         }
 
         @Override
-        public void onFirstToken(int index) {
+        public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+          if (index != chosen) return RoutedAttempt.IGNORED;
+          return new RoutedAttempt() {
+            @Override
+            public void firstToken(long at) {
+              prefilled(index);
+            }
+
+            @Override
+            public void completed(long promptTokens, long cachedTokens, long at) {
+              finished(index);
+            }
+
+            @Override
+            public void failed(long at) {
+              finished(index);
+            }
+          };
+        }
+
+        private void prefilled(int index) {
           synchronized (Picker.this) {
             if (index != chosen || prefilled) return;
             prefilled = true;
@@ -111,9 +131,8 @@ final class DynamoKvRouter {
           }
         }
 
-        @Override
-        public void onCompleted(int index, PromptUsage usage) {
-          onFirstToken(index);
+        private void finished(int index) {
+          prefilled(index);
           synchronized (Picker.this) {
             if (index != chosen) return;
             chosen = -1;

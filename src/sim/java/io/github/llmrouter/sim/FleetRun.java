@@ -5,9 +5,9 @@ import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.routing.PromptUsage;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,12 +20,12 @@ import java.util.SplittableRandom;
  * (its own picker and {@link LocalLoad} over a virtual clock), and the responses flowing back to
  * the clients in time order. Single-threaded; used once.
  *
- * <p>Each request is ranked by its client's picker and sent to rank 0. Its client learns of its
- * first token and of its completion at the times the engine produced them, in time order across
- * replicas and before any later arrival or scrape: the in-flight count is released at completion,
- * and the request's {@link Ranking} hears {@link Ranking#onFirstToken} and {@link
- * Ranking#onCompleted} with the cached prompt tokens the engine reports (vLLM's {@code
- * usage.prompt_tokens_details.cached_tokens}).
+ * <p>Each request is ranked by its client's picker and sent to rank 0, as a stream. Its client
+ * learns of its first token and of its completion at the times the engine produced them, in time
+ * order across replicas and before any later arrival or scrape: the in-flight count is released at
+ * completion, and the policy's {@link RoutedAttempt} for the request hears {@link
+ * RoutedAttempt#firstToken} and {@link RoutedAttempt#completed} with the cached prompt tokens the
+ * engine reports (vLLM's {@code usage.prompt_tokens_details.cached_tokens}).
  */
 final class FleetRun {
   private final Simulator.Settings settings;
@@ -37,8 +37,8 @@ final class FleetRun {
   private final LocalLoad[] loads;
   private final ReplicaPicker[] pickers;
   private final ReplicaEngine[] engines;
-  /** Each in-flight request's ranking, by trace index, until its completion is delivered. */
-  private final Ranking[] rankings;
+  /** Each in-flight request's attempt, by trace index, until its completion is delivered. */
+  private final RoutedAttempt[] attempts;
   private final PriorityQueue<Response> responses = new PriorityQueue<>();
   private final double[] nextScrape;
   private long responseOrder;
@@ -80,7 +80,7 @@ final class FleetRun {
     for (int r = 0; r < replicas; r++) {
       engines[r] = new ReplicaEngine(settings.profileOf(r), trace.blockTokens(), listener);
     }
-    rankings = new Ranking[trace.size()];
+    attempts = new RoutedAttempt[trace.size()];
     // Each client scrapes every replica once per interval, at its own phase: what it knows of a
     // queue is up to one interval old, as in a real deployment.
     nextScrape = new double[clients];
@@ -114,7 +114,7 @@ final class FleetRun {
         if (target < 0 || target >= engines.length) {
           throw new IllegalStateException(policy.name() + " returned replica index " + target);
         }
-        rankings[i] = ranking;
+        attempts[i] = ranking.sent(target, clock.read(), true);
       }
       job.replica = target;
       loads[job.client].counter(target).acquire();
@@ -138,15 +138,15 @@ final class FleetRun {
       Response r = responses.poll();
       Job j = r.job;
       clock.set(r.time);
-      Ranking ranking = rankings[j.index];
+      RoutedAttempt attempt = attempts[j.index];
       if (!r.completed) {
-        if (ranking != null) ranking.onFirstToken(j.replica);
+        if (attempt != null) attempt.firstToken(clock.read());
         continue;
       }
       loads[j.client].counter(j.replica).release();
-      if (ranking != null) {
-        rankings[j.index] = null;
-        ranking.onCompleted(j.replica, new PromptUsage(j.request.inputTokens(), j.cachedTokens));
+      if (attempt != null) {
+        attempts[j.index] = null;
+        attempt.completed(j.request.inputTokens(), j.cachedTokens, clock.read());
       }
     }
   }
@@ -164,8 +164,9 @@ final class FleetRun {
       clock.set(s);
       for (int r = 0; r < engines.length; r++) {
         ReplicaEngine e = engines[r];
-        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(), e.cache().usage(),
-            e.queueTimeSum(), e.admittedCount(), clock.read(), LoadReport.Source.SCRAPE), false);
+        loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(),
+            e.awaitingFirstTokenCount(), e.cache().usage(), e.queueTimeSum(), e.admittedCount(),
+            clock.read(), LoadReport.Source.SCRAPE), false);
       }
       nextScrape[c] = s + settings.scrapeInterval();
     }

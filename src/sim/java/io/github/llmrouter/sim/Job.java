@@ -9,6 +9,9 @@ final class Job {
   final int outputBlocks;
   final int client;
   int replica = -1;
+  /** What the policy wants told of this request's answer. */
+  io.github.llmrouter.routing.RoutedAttempt attempt =
+      io.github.llmrouter.routing.RoutedAttempt.IGNORED;
 
   double arrival;
   double admitted = Double.NaN;

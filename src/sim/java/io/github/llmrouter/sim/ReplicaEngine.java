@@ -80,6 +80,14 @@ final class ReplicaEngine {
     return prefilling.size() + decoding.size();
   }
 
+  /**
+   * Requests without their first token yet, waiting or running with prefill left: what a client
+   * derives from vLLM's counters.
+   */
+  int awaitingFirstTokenCount() {
+    return waiting.size() + prefilling.size();
+  }
+
   /** Seconds admitted requests spent waiting, in total: a queue-time histogram's sum. */
   double queueTimeSum() {
     return queueTimeSum;

@@ -104,7 +104,7 @@ final class SglangCacheAware {
     private int choose(RoutingRequest request, LoadView load, int leastLoaded) {
       long now = PeerModels.nanos(load);
       evictIfDue(now);
-      PromptBlocks blocks = request.blocks() == null ? PromptBlocks.empty() : request.blocks();
+      PromptBlocks blocks = request.blocks();
       int max = Integer.MIN_VALUE;
       int min = Integer.MAX_VALUE;
       for (int i = 0; i < tenantOrder.length; i++) {

@@ -51,13 +51,14 @@ public final class SimulatedPolicy {
   }
 
   /**
-   * The library's own baselines, in report order: RoundRobin, Random, LeastLoaded (power of two
-   * choices), PrefixHash (library defaults, keyed on the simulated prompt) and the oracle. Seeded
-   * policies get {@code seed} mixed with the client index.
+   * The library's own policies, in report order: RoundRobin, Random, LeastLoaded (power of two
+   * choices), PrefixHash (library defaults, keyed on the simulated prompt), CacheAware (library
+   * defaults, one memory per client) and the oracle. Seeded policies get {@code seed} mixed with
+   * the client index.
    */
   public static List<SimulatedPolicy> standard(long seed) {
     return List.of(named("roundrobin", seed), named("random", seed), named("leastloaded", seed),
-        named("prefixhash", seed), oracle());
+        named("prefixhash", seed), named("cacheaware", seed), oracle());
   }
 
   /**
@@ -89,7 +90,7 @@ public final class SimulatedPolicy {
 
   /** The names {@link #named} accepts, in report order. */
   public static final List<String> NAMES = List.of("roundrobin", "random", "leastloaded",
-      "prefixhash", "sglang", "llm-d", "dynamo", "oracle", "prefixhash-inflight");
+      "prefixhash", "cacheaware", "sglang", "llm-d", "dynamo", "oracle", "prefixhash-inflight");
 
   /**
    * The policy called {@code name} (one of {@link #NAMES}, case-insensitive); seeded ones get
@@ -105,6 +106,7 @@ public final class SimulatedPolicy {
       case "leastloaded":
         return of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c));
       case "prefixhash": return of("PrefixHash", c -> RoutingPolicy.prefixHash());
+      case "cacheaware": return of("CacheAware", c -> RoutingPolicy.cacheAware());
       case "sglang": return of("SGLang", c -> SglangCacheAware.policy(seed * 31 + c));
       case "llm-d": return of("llm-d", c -> LlmdScorer.policy(seed * 31 + c));
       case "dynamo": return of("Dynamo", c -> DynamoKvRouter.policy(seed * 31 + c));

@@ -31,7 +31,7 @@ import java.util.SplittableRandom;
  * Builder#sessionKeys(boolean)}, the trace's session id as routing key. Policies never see the
  * replicas' caches; only the oracle does. What comes back to a client is what a client hears: the
  * first token and the completion of each request at their times, with the cached prompt tokens the
- * replica reports (see {@code Ranking#onCompleted}).
+ * replica reports (see {@code RoutedAttempt}); simulated clients stream their answers.
  *
  * <p><b>Determinism.</b> A run depends only on the trace, the settings and the seed: policies run
  * in parallel, each on its own fleet in one thread.
@@ -175,8 +175,8 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       p.chains[i] = chain(r.blockIds());
-      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys)
-          .withBlocks(PromptBlocks.of(p.chains[i], bt, r.inputTokens()));
+      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys,
+          PromptBlocks.of(p.chains[i], bt, r.inputTokens()));
       p.clientOf[i] = clients == 1 ? 0 : random.nextInt(clients);
       p.outputBlocks[i] = (r.outputTokens() + bt - 1) / bt;
     }
@@ -202,16 +202,17 @@ public final class Simulator {
   }
 
   /**
-   * What a client knows of a trace request: a prompt text made of its leading block ids (the same
-   * text for the same leading blocks), its session id as an explicit key if asked for, and no
-   * blocks (the simulator adds them).
+   * What a client knows of a trace request: its prompt as {@code blocks} (what a client hashes
+   * from a prompt's text), a prompt text made of its leading block ids (the same text for the same
+   * leading blocks) and its session id as an explicit key if asked for.
    */
-  static RoutingRequest routingRequest(TraceRequest r, int keyBlocks, boolean sessionKeys) {
+  static RoutingRequest routingRequest(TraceRequest r, int keyBlocks, boolean sessionKeys,
+      PromptBlocks blocks) {
     StringBuilder prompt = new StringBuilder("blocks");
     long[] ids = r.blockIds();
     for (int k = 0; k < Math.min(keyBlocks, ids.length); k++) prompt.append(':').append(ids[k]);
-    String key = sessionKeys ? r.sessionId() : null;
-    return new RoutingRequest(MODEL, prompt.toString(), key);
+    return RoutingRequest.builder(MODEL).prompt(prompt.toString())
+        .routingKey(sessionKeys ? r.sessionId() : null).blocks(blocks).build();
   }
 
   /** One policy's result on one row, with its sorted TTFTs for the charts. */

@@ -7,6 +7,8 @@ import io.github.llmrouter.routing.RoutingPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,14 +32,36 @@ class ExamplesTest {
   }
 
   @Test
-  void demoShowsPrefixHashBeatingRoundRobin() throws Exception {
+  void demoShowsThePrefixAwarePoliciesBeatingRoundRobinAndTheReadmeShowsWhatItPrints()
+      throws Exception {
     Demo.Result roundRobin = Demo.run(RoutingPolicy.roundRobin(), 16, 3);
     Demo.Result prefixHash = Demo.run(PrefixHash.builder().build(), 16, 3);
+    Demo.Result byDefault = Demo.run(RoutingPolicy.defaultPolicy(), 16, 3);
 
     assertThat(roundRobin.requestsPerReplica()).containsOnly(12);
     // Hit rate decides the prefill work a replica does; TTFT follows from it, but is wall-clock
     // time, so the demo prints it rather than the test asserting it.
     assertThat(prefixHash.hitRate()).isGreaterThan(roundRobin.hitRate() + 0.1);
-    assertThat(prefixHash.ttftMeanMs()).isPositive();
+    assertThat(byDefault.hitRate()).isGreaterThan(roundRobin.hitRate() + 0.1);
+    assertThat(byDefault.ttftMeanMs()).isPositive();
+
+    String printed = Demo.summary(32, 5, List.of(roundRobin, prefixHash, byDefault));
+    assertThat(shape(readmeDemoBlock())).isEqualTo(shape(printed));
+  }
+
+  /** The README's demo output: the first fenced block without a language in the set-up section. */
+  private static String readmeDemoBlock() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    int section = readme.indexOf("\n## Set-up");
+    int open = readme.indexOf("\n\n```\n", section) + 6;
+    int close = readme.indexOf("\n```\n", open - 1);
+    assertThat(open).as("the demo's output in the README's set-up section").isGreaterThan(section);
+    return readme.substring(open, close + 1);
+  }
+
+  /** The text without its figures: what must not change between runs. */
+  private static String shape(String text) {
+    return text.replaceAll("\\[[0-9, ]*\\]", "[n]").replaceAll("[0-9]+(\\.[0-9]+)?", "n")
+        .replaceAll("[ \\t]+", " ").strip();
   }
 }

@@ -97,6 +97,22 @@ class HashingTest {
   }
 
   @Test
+  void charArraysAndLongTextsHashLikeTheirBytes() {
+    SplittableRandom random = new SplittableRandom(13);
+    // Past the per-thread buffer too, and through a CharSequence that is not a String.
+    for (int length : new int[] {0, 15, 16, 1023, 1024, 1025, 5000}) {
+      String s = Fleets.randomCodeUnits(random, length);
+      long seed = random.nextLong();
+      long expected = Hashing.xxh64(littleEndianCodeUnits(s), seed);
+      assertThat(Hashing.xxh64(s.toCharArray(), 0, length, seed)).isEqualTo(expected);
+      assertThat(Hashing.xxh64(s, seed)).isEqualTo(expected);
+      assertThat(Hashing.xxh64(java.nio.CharBuffer.wrap(s), 0, length, seed)).isEqualTo(expected);
+    }
+    assertThatThrownBy(() -> Hashing.xxh64(new char[3], 2, 4, 0))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
   void theSeedChangesTheHash() {
     assertThat(Hashing.xxh64("abc", 1)).isNotEqualTo(Hashing.xxh64("abc", 0));
   }

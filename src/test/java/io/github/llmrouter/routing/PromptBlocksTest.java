@@ -3,11 +3,106 @@ package io.github.llmrouter.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
+/** The prompt as chained block hashes: what every cache-aware consumer of a request reads. */
 class PromptBlocksTest {
+  private static final String MODEL = "llama-3.1-8b";
+  private static final SplittableRandom RANDOM = new SplittableRandom(5);
+  private static final String SYSTEM = Fleets.randomText(RANDOM, 700);
+  private static final String QUESTION = Fleets.randomText(RANDOM, 300);
+  private static final String ANSWER = Fleets.randomText(RANDOM, 500);
+
+  private static RoutingRequest.Builder chat(String model) {
+    return RoutingRequest.builder(model).message("system", SYSTEM).message("user", QUESTION);
+  }
+
   @Test
-  void coversThePromptBlockByBlockWithAPartialLastBlock() {
+  void blocksFollowMessagesAndEachHashCoversEverythingBeforeIt() {
+    PromptBlocks b = chat(MODEL).build().blocks(256);
+    // 700 system characters: 3 blocks (256, 256, 188); 300 user characters: 2 blocks.
+    assertThat(b.size()).isEqualTo(5);
+    assertThat(b.sharedBlocks()).as("the system prompt's blocks").isEqualTo(3);
+    assertThat(b.tokensThrough(3)).isEqualTo(700 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.tokensThrough(0)).isZero();
+    assertThat(b.promptTokens()).isEqualTo(1000 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.blockTokens()).isEqualTo(256 / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(b.fullBlocks()).as("the short last block may still change").isEqualTo(4);
+
+    PromptBlocks other = RoutingRequest.builder(MODEL).message("system", SYSTEM)
+        .message("user", "a different question").build().blocks(256);
+    for (int i = 0; i < 3; i++) assertThat(other.hash(i)).isEqualTo(b.hash(i));
+    assertThat(other.hash(3)).isNotEqualTo(b.hash(3));
+  }
+
+  @Test
+  void aGrowingConversationKeepsTheHashesOfItsEarlierMessages() {
+    PromptBlocks turn1 = chat(MODEL).build().blocks(256);
+    PromptBlocks turn2 = chat(MODEL).message("assistant", ANSWER).message("user", "and then?")
+        .build().blocks(256);
+    for (int i = 0; i < turn1.size(); i++) assertThat(turn2.hash(i)).isEqualTo(turn1.hash(i));
+    assertThat(turn2.size()).isEqualTo(turn1.size() + 2 + 1);
+  }
+
+  @Test
+  void modelsAndAdaptersNeverShareABlock() {
+    PromptBlocks base = chat(MODEL).build().blocks(256);
+    PromptBlocks adapter = chat(MODEL + "_sql-lora").build().blocks(256);
+    for (int i = 0; i < base.size(); i++) {
+      for (int j = 0; j < adapter.size(); j++) assertThat(adapter.hash(j)).isNotEqualTo(base.hash(i));
+    }
+  }
+
+  @Test
+  void rolesArePartOfTheText() {
+    PromptBlocks asUser = RoutingRequest.builder(MODEL).message("user", QUESTION).build().blocks();
+    PromptBlocks asSystem = RoutingRequest.builder(MODEL).message("system", QUESTION).build()
+        .blocks();
+    PromptBlocks noRole = RoutingRequest.of(MODEL, QUESTION).blocks();
+    assertThat(asUser.hash(0)).isNotEqualTo(asSystem.hash(0)).isNotEqualTo(noRole.hash(0));
+    assertThat(asUser.sharedBlocks()).as("roles known, no system prompt").isZero();
+    assertThat(noRole.sharedBlocks()).as("roles unknown").isEqualTo(-1);
+  }
+
+  @Test
+  void blocksAreComputedOnceAndShared() {
+    RoutingRequest request = chat(MODEL).build();
+    assertThat(request.blocks()).isSameAs(request.blocks());
+    assertThat(request.blocks(PromptBlocks.DEFAULT_BLOCK_CHARS)).isSameAs(request.blocks());
+    assertThat(request.blocks(64).size()).isGreaterThan(request.blocks().size());
+  }
+
+  @Test
+  void thePrefixKeyIsTheDefaultExtractorsKeyComputedOnce() {
+    RoutingRequest request = chat(MODEL).routingKey(null).build();
+    assertThat(request.prompt()).as("the first user message").isEqualTo(QUESTION);
+    long expected = KeyExtractor.prefixKey(request, KeyExtractor.DEFAULT_PREFIX_CHARS);
+    assertThat(request.prefixKey()).isEqualTo(expected);
+    assertThat(KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS).key(request))
+        .isEqualTo(expected);
+    assertThat(KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS).key(request))
+        .isEqualTo(KeyExtractor.prefix(100).key(RoutingRequest.of(MODEL, QUESTION)));
+  }
+
+  @Test
+  void hashingIsCappedButTheLengthStillCounts() {
+    String huge = Fleets.randomText(RANDOM, 256 * (PromptBlocks.MAX_BLOCKS + 10));
+    PromptBlocks b = RoutingRequest.of(MODEL, huge).blocks(256);
+    assertThat(b.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
+    assertThat(b.promptTokens()).isEqualTo(huge.length() / PromptBlocks.CHARS_PER_TOKEN);
+  }
+
+  @Test
+  void emptyAndAbsentPrompts() {
+    assertThat(RoutingRequest.of(MODEL, null).blocks().size()).isZero();
+    PromptBlocks empty = RoutingRequest.of(MODEL, "").blocks();
+    assertThat(empty.size()).as("one empty block still carries the model").isEqualTo(1);
+    assertThat(empty.promptTokens()).isZero();
+  }
+
+  @Test
+  void tokenBlocksCoverThePromptBlockByBlockWithAPartialLastBlock() {
     PromptBlocks b = PromptBlocks.of(new long[] {11, 22, 33}, 512, 1100);
     assertThat(b.size()).isEqualTo(3);
     assertThat(b.hash(2)).isEqualTo(33);
@@ -16,7 +111,10 @@ class PromptBlocksTest {
     assertThat(b.tokensThrough(2)).isEqualTo(1024);
     assertThat(b.tokensThrough(3)).isEqualTo(1100);
     assertThat(b.fullBlocks()).isEqualTo(2);
+    assertThat(b.sharedBlocks()).as("roles unknown").isEqualTo(-1);
     assertThat(PromptBlocks.of(new long[] {1, 2}, 16, 32).fullBlocks()).isEqualTo(2);
+    RoutingRequest request = RoutingRequest.builder(MODEL).blocks(b).build();
+    assertThat(request.blocks(64)).as("precomputed blocks whatever the size").isSameAs(b);
   }
 
   @Test
@@ -38,28 +136,26 @@ class PromptBlocksTest {
     assertThatThrownBy(() -> PromptBlocks.of(new long[0], 1, -1)).hasMessageContaining("promptTokens");
     assertThatThrownBy(() -> PromptBlocks.of(new long[] {1}, 1, 1).tokensThrough(2))
         .hasMessageContaining("[0, 1]");
-    assertThatThrownBy(() -> new PromptUsage(10, 11)).hasMessageContaining("cachedTokens");
-    assertThatThrownBy(() -> new PromptUsage(-1, -1)).hasMessageContaining("promptTokens");
-    assertThat(new PromptUsage(10, -1).cachedTokensKnown()).isFalse();
+    assertThatThrownBy(() -> RoutingRequest.of(MODEL, "x").blocks(0))
+        .hasMessageContaining("blockChars");
   }
 
   @Test
-  void aRoutingRequestCarriesItsBlocksWithoutPrintingThem() {
-    RoutingRequest plain = new RoutingRequest("m", "hello", null);
-    assertThat(plain.blocks()).isNull();
-    PromptBlocks blocks = PromptBlocks.of(new long[] {0xCAFEL}, 16, 5);
-    RoutingRequest withBlocks = plain.withBlocks(blocks);
-    assertThat(withBlocks.blocks()).isSameAs(blocks);
-    assertThat(withBlocks.prompt()).isEqualTo("hello");
-    assertThat(withBlocks).isNotEqualTo(plain);
-    assertThat(withBlocks.toString()).contains("blocks=1").doesNotContain("hello", "cafe", "51966");
-    assertThat(blocks.toString()).doesNotContain("51966");
-  }
-
-  @Test
-  void theDefaultPolicyIsPrefixHashWithItsDefaults() {
+  void theDefaultPolicyIsCacheAwareWithItsDefaultsAndItsOwnMemory() {
     RoutingPolicy p = RoutingPolicy.defaultPolicy();
-    assertThat(p).isInstanceOf(PrefixHash.class);
-    assertThat(p.toString()).isEqualTo(PrefixHash.builder().build().toString());
+    assertThat(p).isInstanceOf(CacheAware.class);
+    assertThat(p.toString()).isEqualTo(CacheAware.builder().build().toString());
+    assertThat(RoutingPolicy.defaultPolicy()).isNotSameAs(p);
+  }
+
+  @Test
+  void neverPrintsThePromptNorItsHashes() {
+    RoutingRequest request = chat(MODEL).routingKey("secret-session").build();
+    assertThat(request.toString()).doesNotContain(QUESTION.substring(0, 20))
+        .doesNotContain("secret-session");
+    assertThat(request.blocks().toString()).doesNotContain(QUESTION.substring(0, 20))
+        .doesNotContain(Long.toString(request.blocks().hash(0)));
+    PromptBlocks blocks = PromptBlocks.of(new long[] {0xCAFEL}, 16, 5);
+    assertThat(blocks.toString()).doesNotContain("51966").doesNotContain("cafe");
   }
 }

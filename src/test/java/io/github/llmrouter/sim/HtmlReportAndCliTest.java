@@ -37,11 +37,12 @@ class HtmlReportAndCliTest {
     Path html = dir.resolve("report.html");
     String out = run("--synthetic", "shared-prefix", "--requests", "800", "--replicas", "4",
         "--sweep", "0.5,1,2", "--html", html.toString());
-    assertThat(out).contains("hit-rate references: ideal", "PrefixHash *", "SGLang", "llm-d",
-        "Dynamo", "Oracle", "rate x2:", "* = the policy LlmClient uses by default (PrefixHash)");
+    assertThat(out).contains("hit-rate references: ideal", "CacheAware *", "PrefixHash", "SGLang",
+        "llm-d", "Dynamo", "Oracle", "rate x2:",
+        "* = the policy LlmClient uses by default (CacheAware)");
     String page = Files.readString(html);
     assertThat(page).startsWith("<!DOCTYPE html>").contains("<svg", "polyline",
-        "TTFT p99 versus load multiplier", "PrefixHash (default)");
+        "TTFT p99 versus load multiplier", "CacheAware (default)");
     // Self-contained: no scripts, nothing fetched (the only URL is the SVG namespace).
     assertThat(page).doesNotContain("<script", "src=", "href=");
     assertThat(page.replace("http://www.w3.org/2000/svg", "")).doesNotContain("http");
@@ -51,15 +52,15 @@ class HtmlReportAndCliTest {
   void theCsvHasTheHeaderAndOneLinePerPolicyAndRow() throws Exception {
     Path csv = dir.resolve("out/runs.csv");
     run("--synthetic", "multi-turn", "--requests", "300", "--replicas", "4", "--clients", "2",
-        "--policies", "roundrobin,prefixhash,sglang", "--rate", "1", "--sweep", "1,2",
+        "--policies", "roundrobin,cacheaware,sglang", "--rate", "1", "--sweep", "1,2",
         "--csv", csv.toString());
     List<String> lines = Files.readAllLines(csv);
     assertThat(lines.get(0)).isEqualTo("policy,default,clients,rate,hit_rate,ttft_mean_s,ttft_p99_s,goodput");
     assertThat(lines).hasSize(1 + 2 * 3);
     assertThat(lines.subList(1, lines.size())).extracting(l -> l.split(",")[0] + "," + l.split(",")[1]
             + "," + l.split(",")[2] + "," + l.split(",")[3])
-        .containsExactly("RoundRobin,false,2,1", "PrefixHash,true,2,1", "SGLang,false,2,1",
-            "RoundRobin,false,2,2", "PrefixHash,true,2,2", "SGLang,false,2,2");
+        .containsExactly("RoundRobin,false,2,1", "CacheAware,true,2,1", "SGLang,false,2,1",
+            "RoundRobin,false,2,2", "CacheAware,true,2,2", "SGLang,false,2,2");
     for (String line : lines.subList(1, lines.size())) {
       String[] f = line.split(",");
       assertThat(f).hasSize(8);
@@ -75,20 +76,20 @@ class HtmlReportAndCliTest {
     Path csv = dir.resolve("table.csv");
     Path html = dir.resolve("table.html");
     String[] args = {"--table", "--trace", trace.toString(), "--requests", "150", "--replicas", "4",
-        "--policies", "roundrobin,prefixhash,dynamo", "--csv", csv.toString(), "--html",
+        "--policies", "roundrobin,cacheaware,dynamo", "--csv", csv.toString(), "--html",
         html.toString(), "--threads", "2"};
     String out = run(args);
     assertThat(out).contains("small, 1, 4x", "shared-prefix, 8, 5x", "multi-turn, 1, 12x",
-        "agentic, 8, 2x", "mean TTFT / PrefixHash's", "simulated 20 rows, 60 policy runs");
+        "agentic, 8, 2x", "mean TTFT / CacheAware's", "simulated 20 rows, 60 policy runs");
     for (String w : List.of("small", "shared-prefix", "multi-turn", "agentic")) {
       List<String> lines = Files.readAllLines(dir.resolve("table-" + w + ".csv"));
       int rates = w.equals("small") ? 4 : 2;
       assertThat(lines.get(0)).isEqualTo(Comparison.CSV_HEADER);
       assertThat(lines).as(w).hasSize(1 + rates * 2 * 3);
       assertThat(lines.stream().filter(l -> l.contains(",true,")).collect(Collectors.toList()))
-          .allMatch(l -> l.startsWith("PrefixHash,")).hasSize(rates * 2);
+          .allMatch(l -> l.startsWith("CacheAware,")).hasSize(rates * 2);
     }
-    assertThat(Files.readString(html)).contains("PrefixHash (default)", "Mean TTFT, s", "<svg");
+    assertThat(Files.readString(html)).contains("CacheAware (default)", "Mean TTFT, s", "<svg");
     args[args.length - 1] = "1";
     assertThat(withoutTiming(run(args))).isEqualTo(withoutTiming(out));
   }

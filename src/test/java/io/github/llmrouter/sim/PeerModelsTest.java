@@ -9,7 +9,7 @@ import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
-import io.github.llmrouter.routing.PromptUsage;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
@@ -27,8 +27,11 @@ class PeerModelsTest {
 
   /** A prompt of whole 100-token blocks with these block ids. */
   private static RoutingRequest prompt(long... ids) {
-    return new RoutingRequest(Simulator.MODEL, null, null)
-        .withBlocks(PromptBlocks.of(Simulator.chain(ids), BLOCK, ids.length * BLOCK));
+    return withBlocks(PromptBlocks.of(Simulator.chain(ids), BLOCK, ids.length * BLOCK));
+  }
+
+  private static RoutingRequest withBlocks(PromptBlocks blocks) {
+    return RoutingRequest.builder(Simulator.MODEL).blocks(blocks).build();
   }
 
   private static long[] ids(long from, int count) {
@@ -142,12 +145,10 @@ class PeerModelsTest {
     LlmdScorer.Picker llmd = (LlmdScorer.Picker) LlmdScorer.policy(1).newPicker(fleet);
     // 512-token blocks: the 4,096-token window holds 8 of them; the partial last block is ignored.
     long[] longIds = ids(1, 20);
-    RoutingRequest big = new RoutingRequest(Simulator.MODEL, null, null)
-        .withBlocks(PromptBlocks.of(Simulator.chain(longIds), 512, 19 * 512 + 100));
+    RoutingRequest big = withBlocks(PromptBlocks.of(Simulator.chain(longIds), 512, 19 * 512 + 100));
     int r = llmd.rank(big, load).next();
     long[] sameWindow = concat(ids(1, 8), ids(500, 12));
-    RoutingRequest other = new RoutingRequest(Simulator.MODEL, null, null)
-        .withBlocks(PromptBlocks.of(Simulator.chain(sameWindow), 512, 20 * 512));
+    RoutingRequest other = withBlocks(PromptBlocks.of(Simulator.chain(sameWindow), 512, 20 * 512));
     // Same first 8 blocks: a full prefix score although the prompts differ after them.
     assertThat(llmd.scores(other, load)[r]).isCloseTo(3 + 2 + 2, within(1e-9));
   }
@@ -162,6 +163,7 @@ class PeerModelsTest {
     RoutingRequest a = prompt(ids(1, 10));
     Ranking ra = dynamo.rank(a, view);
     int r = ra.next(); // a tie at 1000/100 + 10 = 20: the seed decides
+    RoutedAttempt sentA = ra.sent(r, nanos, true);
     int other = 1 - r;
     assertThat(dynamo.activePrefillTokens(r)).isEqualTo(1000);
     assertThat(dynamo.activeBlocks(r)).isEqualTo(10);
@@ -171,11 +173,12 @@ class PeerModelsTest {
     // Tied: the replica with fewer indexed blocks wins.
     Ranking rb = dynamo.rank(prompt(ids(1, 10)), view);
     assertThat(rb.next()).isEqualTo(other);
+    RoutedAttempt sentB = rb.sent(other, nanos, true);
     // a's first token: its prefill leaves the accounting.
-    ra.onFirstToken(r);
+    sentA.firstToken(nanos);
     assertThat(dynamo.activePrefillTokens(r)).isZero();
-    rb.onFirstToken(other);
-    rb.onCompleted(other, new PromptUsage(1000, 0));
+    sentB.firstToken(nanos);
+    sentB.completed(1000, 0, nanos);
     assertThat(dynamo.activeBlocks(other)).isZero();
     // 4 of 10 blocks overlap on r: (1000 - 4 x 100)/100 + 10 active + 6 new = 22; on the other
     // replica, overlapped too since b went there: 6 + 0 active + 10 new = 16.
@@ -183,7 +186,7 @@ class PeerModelsTest {
     assertThat(dynamo.overlaps(c.blocks())[r]).isEqualTo(4);
     assertThat(dynamo.cost(c.blocks(), 4, r)).isEqualTo(22.0);
     assertThat(dynamo.cost(c.blocks(), 4, other)).isEqualTo(6.0 + 0 + 10);
-    ra.onCompleted(r, new PromptUsage(1000, 0));
+    sentA.completed(1000, 0, nanos);
     assertThat(dynamo.activeBlocks(r)).isZero();
     assertThat(dynamo.cost(c.blocks(), 4, r)).isEqualTo(6.0 + 0 + 10);
     assertThat(dynamo.rank(c, view).next()).isEqualTo(r);

@@ -3,7 +3,7 @@ package io.github.llmrouter.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,8 @@ class SimulatedPolicyTest {
   @Test
   void everyNamedPolicyAndSetResolvesInReportOrder() {
     assertThat(SimulatedPolicy.parse("all", 1)).extracting(SimulatedPolicy::name).containsExactly(
-        "RoundRobin", "Random", "LeastLoaded", "PrefixHash", "SGLang", "llm-d", "Dynamo", "Oracle");
+        "RoundRobin", "Random", "LeastLoaded", "PrefixHash", "CacheAware", "SGLang", "llm-d", "Dynamo",
+        "Oracle");
     assertThat(SimulatedPolicy.parse("Dynamo, prefixhash ,peers,dynamo", 1))
         .extracting(SimulatedPolicy::name).containsExactly("Dynamo", "PrefixHash", "SGLang", "llm-d");
     assertThat(SimulatedPolicy.parse("queue-aware", 1)).extracting(SimulatedPolicy::name)
@@ -24,14 +25,14 @@ class SimulatedPolicyTest {
   void theClientsDefaultPolicyIsMarkedOnceDerivedFromWhatTheClientUses() {
     List<SimulatedPolicy> all = SimulatedPolicy.all(1);
     assertThat(all).filteredOn(SimulatedPolicy::isClientDefault).extracting(SimulatedPolicy::name)
-        .containsExactly("PrefixHash");
+        .containsExactly("CacheAware");
     RoutingPolicy theDefault = RoutingPolicy.defaultPolicy();
     SimulatedPolicy marked = all.stream().filter(SimulatedPolicy::isClientDefault).findFirst().orElseThrow();
     assertThat(marked.newPolicy(3).toString()).isEqualTo(theDefault.toString());
     // Another configuration of the same class is not the default.
-    assertThat(SimulatedPolicy.named("prefixhash-inflight", 1).isClientDefault()).isFalse();
-    assertThat(SimulatedPolicy.of("PrefixHash c=2",
-        c -> PrefixHash.builder().loadFactor(2).build()).isClientDefault()).isFalse();
+    assertThat(SimulatedPolicy.named("prefixhash", 1).isClientDefault()).isFalse();
+    assertThat(SimulatedPolicy.of("CacheAware c=3",
+        c -> CacheAware.builder().loadFactor(3).build()).isClientDefault()).isFalse();
     assertThat(SimulatedPolicy.oracle().isClientDefault()).isFalse();
   }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
-import io.github.llmrouter.routing.PromptUsage;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
@@ -36,7 +36,8 @@ class SimulatorTest {
   void everyPolicyServesEveryRequest() {
     SimulationReport r = mooncakeReport;
     assertThat(r.results()).extracting(PolicyResult::policy)
-        .containsExactly("RoundRobin", "Random", "LeastLoaded", "PrefixHash", "Oracle");
+        .containsExactly("RoundRobin", "Random", "LeastLoaded", "PrefixHash", "CacheAware",
+            "Oracle");
     assertThat(r.results()).allSatisfy(p -> {
       assertThat(p.requests()).isEqualTo(mooncake.size());
       assertThat(p.ttftP50()).isPositive().isLessThanOrEqualTo(p.ttftP99());
@@ -97,16 +98,18 @@ class SimulatorTest {
   }
 
   @Test
-  void aPolicySeesOnlyTheLeadingBlocksAndNeverTheCache() {
+  void aPolicySeesTheLeadingBlocksAsTextButNeverTheCache() {
     TraceRequest a = new TraceRequest(0, 2000, 1, new long[] {0, 5, 6, 7}, "s1");
     TraceRequest b = new TraceRequest(0, 1500, 1, new long[] {0, 5, 9}, "s2");
-    RoutingRequest ra = Simulator.routingRequest(a, 2, false);
-    RoutingRequest rb = Simulator.routingRequest(b, 2, false);
-    assertThat(ra).isEqualTo(rb);
+    PromptBlocks none = PromptBlocks.empty();
+    RoutingRequest ra = Simulator.routingRequest(a, 2, false, none);
+    RoutingRequest rb = Simulator.routingRequest(b, 2, false, none);
+    assertThat(ra.prompt()).isEqualTo(rb.prompt());
     assertThat(ra.model()).isEqualTo(Simulator.MODEL);
     assertThat(ra.routingKey()).isNull();
-    assertThat(Simulator.routingRequest(a, 3, false)).isNotEqualTo(Simulator.routingRequest(b, 3, false));
-    assertThat(Simulator.routingRequest(a, 2, true).routingKey()).isEqualTo("s1");
+    assertThat(Simulator.routingRequest(a, 3, false, none).prompt())
+        .isNotEqualTo(Simulator.routingRequest(b, 3, false, none).prompt());
+    assertThat(Simulator.routingRequest(a, 2, true, none).routingKey()).isEqualTo("s1");
   }
 
   /** Records what reaches a policy and what comes back to it, for the two tests below. */
@@ -138,19 +141,23 @@ class SimulatorTest {
           }
 
           @Override
-          public void onFirstToken(int index) {
-            record("first " + id + "@" + index, load);
+          public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+            return new RoutedAttempt() {
+              @Override
+              public void firstToken(long at) {
+                record("first " + id + "@" + index, at);
+              }
+
+              @Override
+              public void completed(long prompt, long cached, long at) {
+                record("done " + id + "@" + index, at);
+                cachedTokens += cached;
+                promptTokens += prompt;
+              }
+            };
           }
 
-          @Override
-          public void onCompleted(int index, PromptUsage usage) {
-            record("done " + id + "@" + index, load);
-            cachedTokens += usage.cachedTokens();
-            promptTokens += usage.promptTokens();
-          }
-
-          private void record(String event, io.github.llmrouter.load.LoadView view) {
-            long now = ((io.github.llmrouter.load.LocalLoad) view).ticker().read();
+          private void record(String event, long now) {
             timeWentBack |= now < lastEventNanos;
             lastEventNanos = now;
             events.add(event);
@@ -186,7 +193,7 @@ class SimulatorTest {
   }
 
   @Test
-  void everyResponseReportsItsFirstTokenThenItsCachedPromptTokensToTheRankingInTimeOrder() {
+  void everyResponseReportsItsFirstTokenThenItsCachedPromptTokensToThePolicyInTimeOrder() {
     RecordingPolicy recording = new RecordingPolicy();
     Trace small = chat.first(300);
     SimulationReport r = Simulator.builder().clients(2)

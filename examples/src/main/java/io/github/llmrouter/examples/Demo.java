@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The demo: four emulated vLLM-like replicas on loopback, a multi-turn chat workload with shared
- * system prompts, sent through {@link LlmClient} once with round robin and once with prefix-hash
- * routing, and a side-by-side summary of where requests went, the replicas' prefix-cache hit rate
- * and time to first token.
+ * system prompts, sent through {@link LlmClient} with round robin, with prefix-hash routing and
+ * with the client's default ({@code CacheAware}), and a side-by-side summary of where requests
+ * went, the replicas' prefix-cache hit rate and time to first token.
  *
  * <p>Run it with {@code mvn -B -q test-compile exec:java@demo}. Every number comes from real HTTP
  * calls to real (emulated) servers; only GPU time is modelled, as a delay that grows with the
@@ -45,12 +45,11 @@ public final class Demo {
     boolean quick = Arrays.asList(args).contains("--quick");
     int conversations = quick ? 16 : 32;
     int turns = quick ? 3 : 5;
-    System.out.printf(Locale.ROOT, "%d emulated replicas, %d conversations x %d turns, %d shared "
-        + "system prompts, 8 concurrent callers%n%n", REPLICAS, conversations, turns, SYSTEM_PROMPTS);
     List<Result> results = List.of(
         run(RoutingPolicy.roundRobin(), conversations, turns),
-        run(PrefixHash.builder().build(), conversations, turns));
-    print(results);
+        run(PrefixHash.builder().build(), conversations, turns),
+        run(RoutingPolicy.defaultPolicy(), conversations, turns));
+    System.out.print(summary(conversations, turns, results));
   }
 
   /** Runs the workload against fresh replicas with {@code policy}. */
@@ -137,18 +136,32 @@ public final class Demo {
     return q.toString();
   }
 
-  private static void print(List<Result> results) {
-    System.out.printf(Locale.ROOT, "%-12s %-24s %10s %12s %12s %8s%n", "policy",
-        "requests per replica", "cache hit", "TTFT mean", "TTFT p99", "wall");
+  /**
+   * What the demo prints: the workload, a line per policy (round robin, prefix hash, then the
+   * client's default), and the default against the other two.
+   */
+  public static String summary(int conversations, int turns, List<Result> results) {
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "%d emulated replicas, %d conversations x %d turns, %d "
+        + "shared system prompts, 8 concurrent callers%n%n", REPLICAS, conversations, turns,
+        SYSTEM_PROMPTS));
+    s.append(String.format(Locale.ROOT, "%-22s %-24s %10s %12s %12s %8s%n", "policy",
+        "requests per replica", "cache hit", "TTFT mean", "TTFT p99", "wall"));
     for (Result r : results) {
-      System.out.printf(Locale.ROOT, "%-12s %-24s %9.1f%% %10.1fms %10.1fms %7.1fs%n", r.policy(),
-          Arrays.toString(r.requestsPerReplica()), 100 * r.hitRate(), r.ttftMeanMs(), r.ttftP99Ms(),
-          r.seconds());
+      String name = r.policy().equals(RoutingPolicy.defaultPolicy().name())
+          ? r.policy() + " (default)" : r.policy();
+      s.append(String.format(Locale.ROOT, "%-22s %-24s %9.1f%% %10.1fms %10.1fms %7.1fs%n", name,
+          Arrays.toString(r.requestsPerReplica()), 100 * r.hitRate(), r.ttftMeanMs(),
+          r.ttftP99Ms(), r.seconds()));
     }
     Result rr = results.get(0);
     Result ph = results.get(1);
-    System.out.printf(Locale.ROOT, "%nPrefixHash vs RoundRobin: cache hit rate %.1f%% -> %.1f%%, "
-        + "mean TTFT %.1f ms -> %.1f ms (%.1fx faster)%n", 100 * rr.hitRate(), 100 * ph.hitRate(),
-        rr.ttftMeanMs(), ph.ttftMeanMs(), rr.ttftMeanMs() / ph.ttftMeanMs());
+    Result ca = results.get(2);
+    s.append(String.format(Locale.ROOT, "%n%s vs PrefixHash vs RoundRobin: cache hit rate %.1f%% / "
+        + "%.1f%% / %.1f%%, mean TTFT %.1f / %.1f / %.1f ms (%.1fx and %.1fx faster)%n",
+        ca.policy(), 100 * ca.hitRate(), 100 * ph.hitRate(), 100 * rr.hitRate(), ca.ttftMeanMs(),
+        ph.ttftMeanMs(), rr.ttftMeanMs(), ph.ttftMeanMs() / ca.ttftMeanMs(),
+        rr.ttftMeanMs() / ca.ttftMeanMs()));
+    return s.toString();
   }
 }

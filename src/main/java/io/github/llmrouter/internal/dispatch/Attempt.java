@@ -3,12 +3,14 @@ package io.github.llmrouter.internal.dispatch;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.routing.RoutedAttempt;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of a call: the replica it went to (and that replica's index in the call's {@link
- * RoutingTable}), the in-flight count it holds, when it started, and whether it holds a circuit
- * breaker's permission. Its outcome is recorded once. Owned by one {@link AttemptLoop}, whose steps
+ * RoutingTable}), the in-flight count it holds, when it started, whether it holds a circuit
+ * breaker's permission, and the policy's account of it ({@link #routed}, told what becomes of it
+ * through {@link Feedback}). Its outcome is recorded once. Owned by one {@link AttemptLoop}, whose steps
  * run one at a time: not thread-safe.
  */
 final class Attempt {
@@ -17,6 +19,8 @@ final class Attempt {
   final InFlightCounter counter;
   private final long startNanos;
   private final boolean permitted;
+  /** The policy's account of the attempt, once it is sent; {@link RoutedAttempt#IGNORED} before. */
+  RoutedAttempt routed = RoutedAttempt.IGNORED;
   /** Whether the outcome is yet to be recorded. */
   private boolean open = true;
 

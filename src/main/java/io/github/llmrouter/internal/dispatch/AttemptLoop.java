@@ -1,5 +1,7 @@
 package io.github.llmrouter.internal.dispatch;
 
+import static java.util.Objects.requireNonNull;
+
 import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
@@ -7,7 +9,6 @@ import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
-import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
@@ -155,6 +156,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     }
     Attempt a = held();
     a.counter.acquire();
+    a.routed = Feedback.sent(requireNonNull(walk), a.index, ticker.read(), keepsCounter,
+        dispatcher.config.policy());
     Call call;
     try {
       call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos());
@@ -170,14 +173,20 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         if (result.isCancelled()) call.cancel();
       });
     }
-    exchange.start(a.replica, call, a.counter, this);
+    exchange.start(a, call, this);
   }
 
   @Override
   public void succeeded(R value) {
     Attempt a = held();
-    if (!keepsCounter) a.counter.release();
-    a.record(table.eligibility, ticker.read(), null);
+    long now = ticker.read();
+    if (keepsCounter) { // a stream: its first chunk is read; its usage comes when it closes
+      Feedback.firstToken(a.routed, now);
+    } else {
+      a.counter.release();
+      Feedback.answered(a.routed, value, now);
+    }
+    a.record(table.eligibility, now, null);
     finished(a.replica.id(), null);
     result.complete(value);
   }
@@ -186,6 +195,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   public void failed(LlmException failure) {
     Attempt a = held();
     a.counter.release();
+    Feedback.failed(a.routed, ticker.read());
     if (result.isCancelled()) {
       a.abandon(table.eligibility, ticker.read()); // says nothing about the replica
       return;
@@ -258,9 +268,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         w.permitted());
     attempt++;
     if (listener != RoutingListener.NONE) {
-      listener.onRouted(new RoutedEvent(endpoint.operation(), request.model(), attempt,
-          table.replicas.get(index).id(), w.reason(), table.load.inFlight(index),
-          table.load.totalInFlight()));
+      listener.onRouted(w.routedEvent(endpoint.operation(), attempt, table, index));
     }
     return index;
   }

@@ -1,10 +1,13 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Walks a policy's {@link Ranking} and keeps only replicas that are eligible now, so policies
@@ -41,6 +44,8 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   /** How the last pick was made: {@link Eligibility#ADMIT}, {@code DEFER} or {@code SKIP}. */
   private int lastKind;
   private boolean lastPermitted;
+  /** Whether the last pick is the index the ranking returned last (not one revisited later). */
+  private boolean lastFromRanking;
   private static final int[] EMPTY = new int[0];
 
   /**
@@ -58,6 +63,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
 
   /** The next replica to try, or -1 when none is left. */
   int next(long now) {
+    lastFromRanking = false;
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
@@ -66,6 +72,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
           admittedAny = true;
           lastKind = Eligibility.ADMIT;
           lastPermitted = true;
+          lastFromRanking = true;
           picks++;
           return i;
         }
@@ -122,6 +129,19 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
+   * Whether the last pick was the ranking's own, just returned by it: then the ranking's account
+   * of it (predictions, explanation, feedback) applies.
+   */
+  boolean fromRanking() {
+    return lastFromRanking;
+  }
+
+  /** The ranking walked; its account of a pick applies when {@link #fromRanking()}. */
+  Ranking ranking() {
+    return ranking;
+  }
+
+  /**
    * When {@link #next} returned -1: the ticker time at which the first replica it passed over
    * for a {@code Retry-After} pause may be asked again, or {@link Long#MIN_VALUE} if it passed
    * over none (nothing is worth waiting for).
@@ -165,10 +185,30 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
+   * The event of the last pick, {@code index} of {@code table}: with the ranking's predictions
+   * (cached tokens, wait, why it beat the runner-up) if the pick was the ranking's own.
+   */
+  RoutedEvent routedEvent(String operation, int attempt, RoutingTable table, int index) {
+    long cached = -1;
+    @Nullable Duration wait = null;
+    String versus = "";
+    if (lastFromRanking) {
+      cached = ranking.predictedCachedTokens();
+      double seconds = ranking.estimatedWaitSeconds();
+      if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
+      versus = ranking.versusRunnerUp();
+    }
+    return new RoutedEvent(operation, request.model(), attempt, table.replicas.get(index).id(),
+        reason(), table.load.inFlight(index), table.load.totalInFlight(), cached, wait, versus);
+  }
+
+  /**
    * Where the request's key falls in [0, 1): its ring key, as the policy computes it (so a custom
    * {@link KeyExtractor} is honoured and all requests of one key get one answer), mixed so that the
    * fraction does not follow the ring position. A key keeps its answer as a slow start's share
-   * grows, and keys move to the new replica monotonically. Computed only if a slow start asks.
+   * grows, and keys move to the new replica monotonically. Computed only if a slow start asks;
+   * the default extractor's key is the one the request keeps ({@link RoutingRequest#prefixKey()}),
+   * so it is hashed once per request for the policy and this walk together.
    */
   @Override
   public double get() {

@@ -2,8 +2,6 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.internal.transport.HttpTransport;
-import io.github.llmrouter.load.InFlightCounter;
-import io.github.llmrouter.replica.Replica;
 import okhttp3.Call;
 
 /**
@@ -18,10 +16,9 @@ interface Exchange<R> {
    * Starts the exchange and reports how it went to {@code outcome}: before returning for a
    * blocking call, from an OkHttp thread for an asynchronous one.
    *
-   * @param counter the replica's in-flight counter, held for the attempt
+   * @param attempt the attempt: its replica, the in-flight count it holds, the policy's account
    */
-  void start(Replica replica, Call call, InFlightCounter counter,
-      HttpTransport.Outcome<R> outcome);
+  void start(Attempt attempt, Call call, HttpTransport.Outcome<R> outcome);
 
   /** An exchange run on the caller's thread. */
   @FunctionalInterface
@@ -29,19 +26,19 @@ interface Exchange<R> {
     /**
      * Runs the exchange.
      *
-     * @param counter the replica's in-flight counter, held for the attempt
+     * @param attempt the attempt: its replica, the in-flight count it holds, the policy's account
      * @return the answer
      * @throws LlmException the classified failure
      */
-    R run(Replica replica, Call call, InFlightCounter counter);
+    R run(Attempt attempt, Call call);
   }
 
   /** {@code exchange} as an {@code Exchange} that reports its outcome before it returns. */
   static <R> Exchange<R> blocking(Blocking<R> exchange) {
-    return (replica, call, counter, outcome) -> {
+    return (attempt, call, outcome) -> {
       R answer;
       try {
-        answer = exchange.run(replica, call, counter);
+        answer = exchange.run(attempt, call);
       } catch (LlmException e) {
         outcome.failed(e);
         return;

@@ -28,8 +28,10 @@ import java.util.function.Supplier;
  * ({@code AttemptLoop.newWalk}); an {@link EligibleWalk} skips replicas that are unhealthy, ejected,
  * paused or behind an open circuit breaker, and defers those whose slow start declines the key; if
  * no replica is eligible the call goes to all of them in ranking order (panic). Each pick is
- * reported as a {@code RoutedEvent}; each attempt's outcome feeds outlier detection and the
- * replica's breaker ({@link Eligibility#record}).
+ * reported as a {@code RoutedEvent} (with the policy's predictions when the pick was its own);
+ * each attempt's outcome feeds outlier detection and the replica's breaker ({@link
+ * Eligibility#record}), and goes back to the policy ({@link Feedback}: sent, first token, usage
+ * with cached tokens, failure).
  */
 public final class RequestDispatcher {
   final DispatcherConfig config;
@@ -73,7 +75,7 @@ public final class RequestDispatcher {
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, byte[] body) {
     admit();
     return AttemptLoop.run(this, endpoint, request, body,
-        (replica, call, counter) -> transport.execute(replica, call, endpoint));
+        (attempt, call) -> transport.execute(attempt.replica, call, endpoint));
   }
 
   /**
@@ -91,7 +93,7 @@ public final class RequestDispatcher {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
     Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, body,
-        (replica, call, counter, outcome) -> transport.enqueue(replica, call, endpoint, outcome),
+        (attempt, call, outcome) -> transport.enqueue(attempt.replica, call, endpoint, outcome),
         false, result).start();
     if (gate == null) {
       start.run();
@@ -120,7 +122,10 @@ public final class RequestDispatcher {
       RoutingRequest request, byte[] body) {
     admit();
     return AttemptLoop.run(this, endpoint, request, body,
-        (replica, call, counter) -> transport.openStream(replica, call, endpoint, counter::release));
+        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, last -> {
+          attempt.counter.release();
+          Feedback.answered(attempt.routed, last, config.ticker().read()); // usage in the last chunk
+        }));
   }
 
   /** Blocks until admission control lets the call in; throws if it does not in time. */

@@ -24,6 +24,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -185,12 +186,13 @@ public final class HttpTransport {
    * @param replica the replica called
    * @param call from {@link #newCall} for a streaming endpoint
    * @param endpoint what each chunk binds to
-   * @param onClose run once when the stream closes (not when this throws)
+   * @param onClose run once when the stream closes (not when this throws), given its last chunk
+   *     (null if none): the one that carries the usage, if the server sent it
    * @return the stream, its first chunk read
    * @throws LlmException the classified failure before the first chunk
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Replica replica,
-      Call call, Endpoint<T> endpoint, Runnable onClose) {
+      Call call, Endpoint<T> endpoint, Consumer<@Nullable T> onClose) {
     Response response = send(replica, call);
     readLoadReport(replica, response);
     try {

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import okhttp3.Call;
 import okhttp3.Response;
 import okio.BufferedSource;
@@ -45,7 +46,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   private final Response response;
   private final SseReader reader;
   private final Class<T> type;
-  private final Runnable onClose;
+  private final Consumer<@Nullable T> onClose;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final List<T> received = new ArrayList<>();
   private final StringBuilder receivedText = new StringBuilder();
@@ -56,7 +57,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   private boolean iterated;
 
   private SseStream(HttpTransport transport, Replica replica, Call call, Response response,
-      Class<T> type, Runnable onClose) {
+      Class<T> type, Consumer<@Nullable T> onClose) {
     this.transport = transport;
     this.replica = replica;
     this.replicaId = replica.id();
@@ -71,11 +72,13 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
    * Reads up to the first chunk (under the response's read timeout: the time-to-first-byte bound)
    * and then switches the connection's read timeout to {@code idleTimeout}. Throws, without
    * running {@code onClose}, if anything fails before the first chunk: the dispatcher may retry.
-   * {@code transport} classifies failures.
+   * {@code onClose} is given the stream's last chunk (null if none): the one that carries the
+   * usage when the server honours {@code stream_options.include_usage}. {@code transport}
+   * classifies failures.
    */
   static <T extends ApiObject & StreamChunk> SseStream<T> open(HttpTransport transport,
       Replica replica, Call call, Response response, Class<T> type, Duration idleTimeout,
-      Runnable onClose) {
+      Consumer<@Nullable T> onClose) {
     String replicaId = replica.id();
     String contentType = response.header("Content-Type");
     if (contentType != null && contentType.startsWith("application/json")) {
@@ -98,6 +101,11 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   @Override
   public String replicaId() {
     return replicaId;
+  }
+
+  /** The last chunk received so far, or null. */
+  private @Nullable T lastChunk() {
+    return received.isEmpty() ? null : received.get(received.size() - 1);
   }
 
   @Override
@@ -210,7 +218,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       try {
         response.close();
       } finally {
-        onClose.run();
+        onClose.accept(lastChunk());
       }
     }
   }

@@ -1,0 +1,435 @@
+package io.github.llmrouter.routing;
+
+import io.github.llmrouter.load.LoadView;
+import java.util.Locale;
+
+/**
+ * One request's ranking under {@link CacheAware}: replicas in order of estimated time to first
+ * token, within the load cap first. The predictions that do not depend on load (cached depth per
+ * replica from the index, the two ring homes) are made once, on the first {@link #next()}; every
+ * call re-reads the load. One request owns it.
+ */
+final class CacheAwareRanking implements Ranking {
+  /** Seconds of prefill queued on the least busy replica that count as overload: {@value}. */
+  static final double OVERLOAD_SECONDS = 2;
+  /** Requests a replica may carry beyond its capped share: {@value}. */
+  static final int LOAD_SLACK = 4;
+
+  private static final String BEST = "lowest estimated time to first token";
+  private static final String CAPPED =
+      "lowest estimated time to first token among the replicas within the load cap";
+  private static final String ALL_OVER =
+      "every replica over the load cap: lowest estimated time to first token";
+  private static final String FAILOVER = "failover: next lowest estimated time to first token";
+  /** Which prediction gave a replica its cached tokens. */
+  private static final String[] SOURCES = {"none", "index", "conversation home",
+      "system-prompt home"};
+
+  private final CacheAware.Picker picker;
+  private final RoutingRequest request;
+  private final LoadView load;
+  private final FleetLoad fleet;
+  private final SeenSet seen = new SeenSet();
+  private int returned;
+
+  // Made once, on the first call.
+  private boolean prepared;
+  private PromptBlocks blocks = PromptBlocks.EMPTY;
+  /** Per index slot: leading blocks held; meaningful for the slots in {@link #indexed}. */
+  private final int[] depth = new int[PrefixIndex.SLOTS];
+  private long indexed;
+  private int conversationHome = -1;
+  private int systemHome = -1;
+  /** Estimated tokens the conversation home and the system-prompt home are predicted to hold. */
+  private int conversationTokens;
+  private int systemTokens;
+  /** The shared prefix's length in blocks, and whether the index knows the conversation past it. */
+  private int shared;
+  private boolean conversationKnown;
+  private int start;
+
+  // Recomputed on every call, for the replica returned last and its runner-up.
+  private String reason = "";
+  private double lambda;
+  private boolean overload;
+  private int chosen = -1;
+  private int runnerUp = -1;
+  private double chosenCost;
+  private double runnerUpCost;
+
+  CacheAwareRanking(CacheAware.Picker picker, RoutingRequest request, LoadView load) {
+    this.picker = picker;
+    this.request = request;
+    this.load = load;
+    this.fleet = new FleetLoad(load, picker.weights);
+  }
+
+  private void prepare(long now) {
+    prepared = true;
+    blocks = request.blocks(picker.blockChars);
+    PrefixIndex index = picker.index;
+    long[] hashes = blocks.hashes();
+    int n = hashes.length;
+    indexed = index.depths(hashes, n, PrefixIndex.tick(now), picker.memory, depth);
+    shared = Math.max(blocks.sharedBlocks(), learnedShared(index, hashes, n));
+    for (long bits = indexed; bits != 0 && !conversationKnown; bits &= bits - 1) {
+      conversationKnown = depth[Long.numberOfTrailingZeros(bits)] > shared;
+    }
+    long conversationKey;
+    if (request.routingKey() != null || n == 0) {
+      conversationKey = request.prefixKey();
+    } else {
+      conversationKey = hashes[Math.min(shared, n - 1)];
+    }
+    conversationHome = picker.home(conversationKey);
+    conversationTokens = n >= 2 ? blocks.tokensThrough(n - 1) : 0;
+    if (shared > 0 && shared <= n) {
+      systemHome = picker.home(hashes[shared - 1]);
+      systemTokens = blocks.tokensThrough(shared);
+    }
+    start = conversationHome;
+  }
+
+  /**
+   * How many leading blocks this client has seen followed by many different blocks: a shared
+   * prefix. Shared blocks come first, so a galloping search finds the end in a few look-ups; at
+   * least the last block is left to the conversation.
+   */
+  private static int learnedShared(PrefixIndex index, long[] hashes, int n) {
+    int limit = n - 1;
+    if (limit <= 0 || !index.isShared(hashes[0])) return 0;
+    int lo = 1; // blocks [0, lo) are shared
+    int step = 1;
+    int hi = limit; // blocks [hi, limit) are not known to be shared
+    while (lo < limit) {
+      int probe = Math.min(limit, lo + step) - 1;
+      if (!index.isShared(hashes[probe])) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+      step <<= 1;
+    }
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (index.isShared(hashes[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  @Override
+  public int next() {
+    int n = picker.states.length;
+    if (returned == n) return -1;
+    long now = load.nanoTime();
+    if (!prepared) prepare(now);
+    FleetMemory memory = picker.memory;
+    Calibration cal = memory.calibration;
+    // The fleet's business as the previous decision found it: one pass per decision, not two.
+    lambda = memory.meanWait / (cal.typicalUncached() / cal.prefillRate());
+    overload = memory.leastWait > OVERLOAD_SECONDS;
+    double tokens = blocks.promptTokens() * cal.tokenRatio();
+    int best = -1;
+    int second = -1;
+    int bestOver = -1;
+    double bestCost = Double.MAX_VALUE;
+    double secondCost = Double.MAX_VALUE;
+    double bestOverCost = Double.MAX_VALUE;
+    double waits = 0;
+    double least = Double.MAX_VALUE;
+    double awaitingSum = 0;
+    double awaitingPerWeight = (memory.awaiting + 1) / picker.replicas.totalWeight();
+    for (int k = 0; k < n; k++) {
+      int i = start + k;
+      if (i >= n) i -= n;
+      if (seen.contains(i)) continue;
+      double rate = rate(i, now);
+      double wait = wait(i, now, rate);
+      waits += wait;
+      least = Math.min(least, wait);
+      double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
+      // What the conversation home prefills now, the conversation's next turn finds there,
+      // whichever client sends it: worth as much as the share of turns other clients send.
+      if (i == conversationHome) uncached *= 1 - cal.foreignShare();
+      double cost = wait + (1 + lambda) * uncached / rate;
+      double queued = awaiting(i, now);
+      awaitingSum += queued;
+      // The cap is checked only for a replica that would improve on the best two within it.
+      if (cost >= secondCost) continue;
+      if (picker.cap.admits(i, queued, awaitingPerWeight)) {
+        if (cost < bestCost) {
+          second = best;
+          secondCost = bestCost;
+          best = i;
+          bestCost = cost;
+        } else {
+          second = i;
+          secondCost = cost;
+        }
+      } else if (cost < bestOverCost) {
+        bestOver = i;
+        bestOverCost = cost;
+      }
+    }
+    if (returned == 0) {
+      memory.observeWaits(waits / n, least);
+      memory.awaiting = awaitingSum;
+    }
+    if (best < 0) {
+      best = bestOver;
+      bestCost = bestOverCost;
+      reason = returned > 0 ? FAILOVER : ALL_OVER;
+    } else {
+      reason = returned > 0 ? FAILOVER : bestOver >= 0 && bestOverCost < bestCost ? CAPPED : BEST;
+      if (second < 0 && bestOver >= 0) {
+        second = bestOver;
+        secondCost = bestOverCost;
+      }
+    }
+    chosen = best;
+    chosenCost = bestCost;
+    runnerUp = second;
+    runnerUpCost = secondCost;
+    seen.add(best, n);
+    returned++;
+    return best;
+  }
+
+  /** Prompt tokens replica {@code i} can prefill per second now. */
+  private double rate(int i, long now) {
+    return picker.memory.calibration.prefillRate() * picker.relativeWeights[i]
+        / picker.pressure.waitScale(i, now, fleet);
+  }
+
+  /**
+   * Seconds of prefill ahead of a new request on replica {@code i}: this client's own, and the
+   * other clients' from the replica's last report (drained since).
+   */
+  private double wait(int i, long now, double rate) {
+    return picker.states[i].ownWait(now) + othersWait(i, now, rate);
+  }
+
+  /**
+   * Requests awaiting their first token on replica {@code i}: this client's, exactly, or the
+   * replica's last report (every client's) if it says more.
+   */
+  private double awaiting(int i, long now) {
+    return Math.max(picker.states[i].awaiting.get(), load.awaitingFirstToken(i, now));
+  }
+
+  private double othersWait(int i, long now, double rate) {
+    int reported = load.awaitingFirstToken(i, now);
+    if (reported <= 0) return 0;
+    long age = load.reportAgeNanos(i, now);
+    // The report counts this client's requests too: those are in its own wait.
+    int awaiting = reported - picker.states[i].awaiting.get();
+    if (awaiting <= 0) return 0;
+    double queued = awaiting * picker.memory.calibration.typicalUncached() / rate;
+    return Math.max(0, queued - age * 1e-9);
+  }
+
+
+
+  /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */
+  private double cached(int i) {
+    return Math.max(indexTokens(i), Math.max(conversationPrediction(i), systemPrediction(i)));
+  }
+
+  private int indexTokens(int i) {
+    int slot = picker.states[i].slot;
+    if (slot < 0 || (indexed & (1L << slot)) == 0) return 0;
+    return blocks.tokensThrough(depth[slot]);
+  }
+
+  private double conversationPrediction(int i) {
+    if (i != conversationHome) return 0;
+    boolean trust = overload && !conversationKnown;
+    return conversationTokens * (trust ? 1 : picker.states[i].conversationConfidence);
+  }
+
+  private double systemPrediction(int i) {
+    if (i != systemHome) return 0;
+    return systemTokens * (overload ? 1 : picker.states[i].systemConfidence);
+  }
+
+  private int source(int i) {
+    double index = indexTokens(i);
+    double conversation = conversationPrediction(i);
+    double system = systemPrediction(i);
+    double best = Math.max(index, Math.max(conversation, system));
+    if (best <= 0) return 0;
+    return best == index ? 1 : best == conversation ? 2 : 3;
+  }
+
+  @Override
+  public String reason() {
+    return reason;
+  }
+
+  /** The conversation's ring home (after the first {@link #next()}), for tests. */
+  int conversationHome() {
+    return conversationHome;
+  }
+
+  @Override
+  public long predictedCachedTokens() {
+    if (chosen < 0) return -1;
+    return Math.round(cached(chosen) * picker.memory.calibration.tokenRatio());
+  }
+
+  @Override
+  public double estimatedWaitSeconds() {
+    if (chosen < 0) return Double.NaN;
+    long now = load.nanoTime();
+    return wait(chosen, now, rate(chosen, now));
+  }
+
+  @Override
+  public String versusRunnerUp() {
+    if (chosen < 0) return "";
+    long now = load.nanoTime();
+    String mine = describe(chosen, chosenCost, now);
+    if (runnerUp < 0) return "only replica left: " + mine;
+    return mine + " vs " + describe(runnerUp, runnerUpCost, now)
+        + String.format(Locale.ROOT, " (λ %.2f%s)", lambda, overload ? ", overload" : "");
+  }
+
+  private String describe(int i, double cost, long now) {
+    double ratio = picker.memory.calibration.tokenRatio();
+    return String.format(Locale.ROOT,
+        "%s: estimated TTFT %.3f s (wait %.3f s, %d of %d prompt tokens cached: %s)",
+        picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
+        Math.round(cached(i) * ratio), Math.round(blocks.promptTokens() * ratio), SOURCES[source(i)]);
+  }
+
+  @Override
+  public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+    if (!prepared) return RoutedAttempt.IGNORED;
+    CacheAware.Picker p = picker;
+    Calibration cal = p.memory.calibration;
+    ReplicaState state = p.states[index];
+    double ratio = cal.tokenRatio();
+    double rate = rate(index, nanos);
+    double uncached = Math.max(0, blocks.promptTokens() * ratio - cached(index) * ratio);
+    double waited = wait(index, nanos, rate);
+    long prefillNanos = Math.round(uncached / rate * 1e9);
+    state.add(nanos, prefillNanos, streamed);
+    int tick = PrefixIndex.tick(nanos);
+    p.memory.lastTick = tick;
+    int slot = state.slot;
+    int indexTokens = indexTokens(index);
+    int indexAge = -1;
+    if (indexTokens > 0) indexAge = p.index.ageOf(blocks.hash(depth[slot] - 1), tick);
+    if (slot >= 0) p.index.record(blocks.hashes(), blocks.size(), slot, tick, p.memory);
+    // A ring prediction is judged only where the index did not already make it: a home this
+    // client filled itself proves nothing about what other clients left there.
+    return new Attempt(p.memory, state, streamed, blocks.promptTokens(), nanos, prefillNanos, uncached,
+        waited, p.relativeWeights[index], indexTokens * ratio, indexAge,
+        index == conversationHome && !conversationKnown && conversationTokens > 0
+            ? conversationTokens * ratio : 0,
+        blocks.tokensThrough(Math.min(shared, blocks.size())) * ratio,
+        index == systemHome && indexTokens < systemTokens ? systemTokens * ratio : 0,
+        conversationKnown);
+  }
+
+  /** What one sent attempt expected, to learn from what its answer reports. */
+  private static final class Attempt implements RoutedAttempt {
+    private final FleetMemory memory;
+    private final ReplicaState state;
+    private final boolean streamed;
+    private final int estimatedTokens;
+    private final long sentNanos;
+    private final long prefillNanos;
+    private final double uncached;
+    private final double waited;
+    private final double weight;
+    private final double indexTokens;
+    private final int indexAge;
+    private final double conversationTokens;
+    private final double sharedTokens;
+    private final double systemTokens;
+    private final boolean conversationKnown;
+    private long firstTokenNanos = -1;
+    private boolean done;
+
+    Attempt(FleetMemory memory, ReplicaState state, boolean streamed, int estimatedTokens,
+        long sentNanos, long prefillNanos, double uncached, double waited, double weight,
+        double indexTokens, int indexAge, double conversationTokens, double sharedTokens,
+        double systemTokens, boolean conversationKnown) {
+      this.memory = memory;
+      this.conversationKnown = conversationKnown;
+      this.state = state;
+      this.streamed = streamed;
+      this.estimatedTokens = estimatedTokens;
+      this.sentNanos = sentNanos;
+      this.prefillNanos = prefillNanos;
+      this.uncached = uncached;
+      this.waited = waited;
+      this.weight = weight;
+      this.indexTokens = indexTokens;
+      this.indexAge = indexAge;
+      this.conversationTokens = conversationTokens;
+      this.sharedTokens = sharedTokens;
+      this.systemTokens = systemTokens;
+    }
+
+    @Override
+    public void firstToken(long nanos) {
+      if (firstTokenNanos >= 0 || done) return;
+      firstTokenNanos = nanos;
+      state.started(prefillNanos, streamed);
+    }
+
+    @Override
+    public void completed(long promptTokens, long cachedTokens, long nanos) {
+      if (done) return;
+      done = true;
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+      Calibration cal = memory.calibration;
+      cal.promptTokens(promptTokens, estimatedTokens);
+      if (cachedTokens < 0 || promptTokens <= 0) {
+        cal.uncached(uncached);
+        return;
+      }
+      double actual = Math.max(0, promptTokens - cachedTokens);
+      cal.uncached(actual);
+      if (firstTokenNanos >= 0 && waited <= 0.1e-9 * prefillNanos) {
+        cal.prefill(actual, (firstTokenNanos - sentNanos) * 1e-9, weight);
+      }
+      // The replica held the conversation past its shared prefix: a continued conversation. Was
+      // it one this client had sent before?
+      if (cachedTokens > sharedTokens + 1) cal.continued(conversationKnown);
+      if (conversationTokens > sharedTokens) {
+        // How much of the conversation past its shared prefix the home held, for a conversation
+        // this client had not seen: what the ring alone predicts.
+        state.conversationConfidence = ReplicaState.learn(state.conversationConfidence,
+            Math.max(0, Math.min(1, (cachedTokens - sharedTokens)
+                / (conversationTokens - sharedTokens))));
+      }
+      if (systemTokens > 0) {
+        state.systemConfidence = ReplicaState.learn(state.systemConfidence,
+            Math.min(1, cachedTokens / systemTokens));
+      }
+      int slot = state.slot;
+      // Blocks sent moments ago may not be computed yet (an engine caches a block once the chunk
+      // computing it is scheduled): only older ones say whether the replica kept them.
+      if (indexTokens > 0 && indexAge >= FleetMemory.SETTLED && slot >= 0) {
+        memory.learnHorizon(slot, indexAge, cachedTokens >= 0.8 * indexTokens);
+        // Nothing cached, though this client sent these blocks there recently: the replica lost
+        // its cache (a restart); what the index says of it no longer holds.
+        if (cachedTokens == 0 && 2 * indexAge < memory.horizon(slot)) {
+          memory.reset(slot, PrefixIndex.tick(nanos));
+        }
+      }
+    }
+
+    @Override
+    public void failed(long nanos) {
+      if (done) return;
+      done = true;
+      // Its prefill will not happen: take it out of the work ahead.
+      if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+    }
+  }
+}
