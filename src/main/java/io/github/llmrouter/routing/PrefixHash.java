@@ -8,7 +8,8 @@ import io.github.llmrouter.replica.ReplicaSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL), the default policy.
+ * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL). Not the default (that is
+ * {@link CacheAware}); {@link RoutingPolicy#prefixHash()}.
  *
  * <p><b>Key.</b> A request's ring key is a hash of its model name and the first {@link
  * Builder#prefixChars(int) prefixChars} characters of its first user message (completions: of the
