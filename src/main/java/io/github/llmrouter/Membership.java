@@ -2,11 +2,11 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.dispatch.RequestDispatcher;
+import io.github.llmrouter.internal.dispatch.FleetState;
+import io.github.llmrouter.internal.health.HealthProber;
+import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.observe.ResolverErrorEvent;
 import io.github.llmrouter.observe.RoutingListener;
-import io.github.llmrouter.replica.HealthChecker;
-import io.github.llmrouter.replica.HealthTracker;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,29 +16,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connects a {@link ReplicaResolver} to the client: every snapshot it publishes goes to the health
- * tracker (membership events, slow start), the dispatcher (a new routing table) and the health
- * checker (probes for new replicas), in that order and one snapshot at a time.
+ * Connects a {@link ReplicaResolver} to the client: every snapshot it publishes goes to the status
+ * tracker (membership events, slow start), the fleet (a new routing table) and the health prober
+ * (probes for new replicas), in that order and one snapshot at a time. Thread-safe.
  */
 final class Membership implements ReplicaResolver.Context, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Membership.class);
 
   private final ReplicaResolver resolver;
-  private final RequestDispatcher dispatcher;
-  private final HealthTracker health;
-  private final @Nullable HealthChecker checker;
+  private final FleetState fleet;
+  private final StatusTracker statuses;
+  private final @Nullable HealthProber prober;
   private final Supplier<ScheduledExecutorService> scheduler;
   private final Ticker ticker;
   private final RoutingListener listener;
   private boolean closed; // guarded by this
 
-  Membership(ReplicaResolver resolver, RequestDispatcher dispatcher, HealthTracker health,
-      @Nullable HealthChecker checker, Supplier<ScheduledExecutorService> scheduler, Ticker ticker,
+  /**
+   * @param prober the active health checks, or null if there are none
+   * @param listener receives resolver errors; must not throw
+   */
+  Membership(ReplicaResolver resolver, FleetState fleet, StatusTracker statuses,
+      @Nullable HealthProber prober, Supplier<ScheduledExecutorService> scheduler, Ticker ticker,
       RoutingListener listener) {
     this.resolver = resolver;
-    this.dispatcher = dispatcher;
-    this.health = health;
-    this.checker = checker;
+    this.fleet = fleet;
+    this.statuses = statuses;
+    this.prober = prober;
     this.scheduler = scheduler;
     this.ticker = ticker;
     this.listener = listener;
@@ -52,21 +56,18 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
   public synchronized void publish(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
     if (closed) return;
-    // Health first, so a joining replica's slow start is set before it becomes routable.
-    health.update(replicas, resolver.name());
-    dispatcher.updateReplicas(replicas);
-    if (checker != null) checker.update(replicas);
+    // Statuses first, so a joining replica's slow start is set before it becomes routable.
+    statuses.update(replicas, resolver.name());
+    fleet.update(replicas);
+    if (prober != null) prober.update(replicas);
   }
 
   @Override
   public void failed(Throwable error) {
     requireNonNull(error, "error");
     log.warn("{} failed; keeping the last replicas: {}", resolver.name(), error.toString());
-    if (listener == RoutingListener.NONE) return;
-    try {
+    if (listener != RoutingListener.NONE) {
       listener.onResolverError(new ResolverErrorEvent(resolver.name(), error));
-    } catch (RuntimeException e) {
-      log.warn("RoutingListener threw; ignoring", e);
     }
   }
 
@@ -91,6 +92,6 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("{} failed to close", resolver.name(), e);
     }
-    if (checker != null) checker.close();
+    if (prober != null) prober.close();
   }
 }

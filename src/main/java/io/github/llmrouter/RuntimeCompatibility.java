@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
-import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.internal.transport.Json;
 import java.io.IOException;
 import java.net.URL;
 import java.security.CodeSource;
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Checks that the libraries on the class path are ones the client runs on, so that a build that
- * mixes versions fails at {@link LlmClient.Builder#build()} with a message naming the line to add,
+ * mixes versions fails at {@link LlmClientBuilder#build()} with a message naming the line to add,
  * instead of with a {@link NoClassDefFoundError} on some later call.
  *
  * <p>Two mix-ups are common enough to name. OkHttp 4 (which openai-java 4 and Spring AI 1 bring)

@@ -2,7 +2,7 @@ package io.github.llmrouter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ScriptedServer;
 import java.time.Duration;
@@ -47,7 +47,7 @@ class BackgroundScrapingTest {
   void aShorterIntervalScrapesAsOftenAsAsked() {
     reportWaiting(1);
     try (LlmClient client = LlmClient.builder().replicas(replica.url())
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMillis(100))
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(100))
             .scrapeTimeout(Duration.ofMillis(100)).build())
         .build()) {
       EventRecorder.await("five rounds", Duration.ofSeconds(20), () -> replica.requests() >= 5);
@@ -59,7 +59,7 @@ class BackgroundScrapingTest {
   void disabledReportingNeverScrapes() throws Exception {
     reportWaiting(1);
     try (LlmClient client = LlmClient.builder().replicas(replica.url())
-        .loadReporting(LoadReporting.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
       client.scrapeLoadNow().get();
       assertThat(client.fleet().replicas().get(0).reportedWaiting()).isEqualTo(-1);
     }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -59,7 +59,7 @@ class BackoffScheduleTest {
 
   private LlmClient client(RetryPolicy retry) {
     return LlmClient.builder().replicas(replica.url()).retryPolicy(retry).ticker(ticker)
-        .listener(listener).loadReporting(LoadReporting.disabled()).build();
+        .listener(listener).loadMonitoring(LoadMonitoring.disabled()).build();
   }
 
   private static Duration ms(long millis) {

@@ -5,7 +5,7 @@ import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import java.net.InetAddress;
@@ -42,7 +42,7 @@ class BaseUrlPathTest {
       String base = server.url("/team-a/vllm/v1").toString();
       try (LlmClient client = LlmClient.builder().replicas(base)
           .healthCheck(HealthCheck.builder().interval(Duration.ofMillis(10)).build())
-          .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMinutes(5)).build())
+          .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMinutes(5)).build())
           .build()) {
         client.chat(chat("hi"));
         client.scrapeLoadNow().get(10, TimeUnit.SECONDS);
@@ -69,7 +69,7 @@ class BaseUrlPathTest {
         .isEqualTo("http://gw:8080/metrics");
     assertThat(Replica.of("http://gw:8080/v1").id()).isEqualTo("gw:8080");
     try (LlmClient client = LlmClient.builder().replicas(List.of(a, b))
-        .loadReporting(LoadReporting.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
       assertThat(client.replicas()).hasSize(2);
     }
   }

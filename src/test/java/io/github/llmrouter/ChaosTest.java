@@ -9,7 +9,7 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.emulator.EmulatedReplica;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.testing.EventRecorder;
@@ -79,7 +79,7 @@ class ChaosTest {
             .maxBackoff(Duration.ofMillis(50)).minRetriesPerSecond(10_000).build())
         .firstByteTimeout(Duration.ofSeconds(1)).streamIdleTimeout(Duration.ofSeconds(2))
         .callTimeout(Duration.ofSeconds(60))
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMillis(500))
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(500))
             .scrapeTimeout(Duration.ofMillis(500)).build())
         .build();
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Invalid configuration fails at build() with a message naming the knob and its range. */
 class ConfigurationTest {
-  private static void rejects(UnaryOperator<LlmClient.Builder> config, String... messageParts) {
+  private static void rejects(UnaryOperator<LlmClientBuilder> config, String... messageParts) {
     assertThatThrownBy(() -> config.apply(LlmClient.builder().replicas("http://127.0.0.1:1")).build())
         .isInstanceOf(IllegalArgumentException.class)
         .message().contains(messageParts);

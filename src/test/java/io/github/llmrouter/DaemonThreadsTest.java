@@ -4,7 +4,7 @@ import static io.github.llmrouter.Fixtures.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.emulator.EmulatedReplica;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +25,7 @@ class DaemonThreadsTest {
     Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
     try (EmulatedReplica replica = EmulatedReplica.builder().instant().build().start();
         LlmClient client = LlmClient.builder().replicas(replica.baseUrl())
-            .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMillis(100))
+            .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(100))
             .scrapeTimeout(Duration.ofMillis(100)).build())
             .build()) {
       client.chat(chat("hi"));

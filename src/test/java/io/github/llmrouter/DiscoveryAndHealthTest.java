@@ -9,7 +9,7 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
@@ -193,7 +193,7 @@ class DiscoveryAndHealthTest {
     // request) would make the bounded load move a key for a reason other than membership.
     try (LlmClient client = LlmClient.builder().resolver(resolver).slowStart(Duration.ZERO)
         .routingPolicy(io.github.llmrouter.routing.RoutingPolicy.prefixHash())
-        .loadReporting(LoadReporting.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
       resolver.publish(a, b, c);
       java.util.Map<Integer, String> before = new java.util.HashMap<>();
       for (int i = 0; i < 120; i++) before.put(i, answeredBy(client.chat(chat("session " + i))));

@@ -12,11 +12,6 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.api.StreamInterruptedException;
-import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
-import io.github.llmrouter.routing.RoutingPolicy;
-import java.net.InetAddress;
-import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -31,14 +26,7 @@ class ErrorMessagesTest {
 
   @BeforeEach
   void start() throws Exception {
-    first.start(InetAddress.getLoopbackAddress(), 0);
-    second.start(InetAddress.getLoopbackAddress(), 0);
-    client = LlmClient.builder()
-        .replicas(first.url("/").toString(), second.url("/").toString())
-        .routingPolicy(RoutingPolicy.roundRobin())
-        .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
-            .maxBackoff(Duration.ZERO).build())
-        .loadReporting(LoadReporting.disabled()).build();
+    client = Fixtures.scripted(first, second).build();
   }
 
   @AfterEach
@@ -71,7 +59,7 @@ class ErrorMessagesTest {
   void aWrongKeyPointsAtTheApiKey() {
     first.enqueue(answer(401, "{\"error\":{\"message\":\"Unauthorized\",\"type\":\"auth\"}}"));
     assertThatThrownBy(() -> client.chat(chat("hi")))
-        .hasMessageEndingWith("answered HTTP 401: Unauthorized (check LlmClient.Builder.apiKey, "
+        .hasMessageEndingWith("answered HTTP 401: Unauthorized (check LlmClientBuilder.apiKey, "
             + "or the replica's Authorization header)");
   }
 
@@ -80,7 +68,7 @@ class ErrorMessagesTest {
     first.enqueue(answer(403, "forbidden here\nsecond line"));
     second.enqueue(answer(422, "x".repeat(500)));
     assertThatThrownBy(() -> client.chat(chat("a")))
-        .hasMessageContaining(": forbidden here (check LlmClient.Builder.apiKey")
+        .hasMessageContaining(": forbidden here (check LlmClientBuilder.apiKey")
         .message().doesNotContain("second line").doesNotContain("hdr-value-1");
     assertThatThrownBy(() -> client.chat(chat("b")))
         .isInstanceOfSatisfying(ReplicaHttpException.class, e -> {

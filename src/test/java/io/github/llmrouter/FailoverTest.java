@@ -1,6 +1,6 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -15,20 +15,19 @@ import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
-import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
+import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -44,19 +43,7 @@ class FailoverTest {
 
   private final List<MockWebServer> servers = new ArrayList<>();
   private final Map<String, MockWebServer> byId = new HashMap<>();
-  private final List<RoutedEvent> routed = new CopyOnWriteArrayList<>();
-  private final List<AttemptFailedEvent> failed = new CopyOnWriteArrayList<>();
-  private final RoutingListener recorder = new RoutingListener() {
-    @Override
-    public void onRouted(RoutedEvent e) {
-      routed.add(e);
-    }
-
-    @Override
-    public void onAttemptFailed(AttemptFailedEvent e) {
-      failed.add(e);
-    }
-  };
+  private final EventRecorder events = new EventRecorder();
   private List<Replica> replicas;
 
   @BeforeEach
@@ -80,8 +67,8 @@ class FailoverTest {
   private LlmClient client(RetryPolicy retry) {
     // Every exchange is scripted: no background /metrics scrapes.
     // The ranks are PrefixHash's ring walk: failover to the key's next ring neighbour.
-    return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(recorder)
-        .routingPolicy(RoutingPolicy.prefixHash()).loadReporting(LoadReporting.disabled())
+    return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(events)
+        .routingPolicy(RoutingPolicy.prefixHash()).loadMonitoring(LoadMonitoring.disabled())
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 
@@ -105,8 +92,8 @@ class FailoverTest {
       assertThat(client.chat(chat("question")).text()).isEqualTo("hello");
     }
 
-    assertThat(routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
-    assertThat(failed).singleElement().satisfies(e -> {
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
+    assertThat(events.failedAttempts).singleElement().satisfies(e -> {
       assertThat(e.willRetry()).isTrue();
       assertThat(((ReplicaHttpException) e.failure()).status()).isEqualTo(503);
     });
@@ -122,9 +109,9 @@ class FailoverTest {
     try (LlmClient client = client(FAST)) {
       assertThat(client.chat(chat("refused")).text()).isEqualTo("hello");
     }
-    assertThat(failed).singleElement()
+    assertThat(events.failedAttempts).singleElement()
         .satisfies(e -> assertThat(e.failure()).isInstanceOf(ReplicaUnreachableException.class));
-    assertThat(routed.get(1).replicaId()).isEqualTo(ranks.get(1));
+    assertThat(events.routed.get(1).replicaId()).isEqualTo(ranks.get(1));
   }
 
   @Test
@@ -137,9 +124,9 @@ class FailoverTest {
     try (LlmClient client = client(FAST)) {
       assertThat(client.chat(chat("reset")).text()).isEqualTo("hello");
     }
-    assertThat(failed).singleElement()
+    assertThat(events.failedAttempts).singleElement()
         .satisfies(e -> assertThat(e.failure()).isInstanceOf(ReplicaUnreachableException.class));
-    assertThat(routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
   }
 
   @Test
@@ -155,7 +142,7 @@ class FailoverTest {
             assertThat(e.isRetryable()).isFalse();
           });
     }
-    assertThat(routed).hasSize(1);
+    assertThat(events.routed).hasSize(1);
   }
 
   @Test
@@ -171,7 +158,7 @@ class FailoverTest {
             assertThat(e.getMessage()).contains("3 attempts");
           });
     }
-    assertThat(routed).extracting(RoutedEvent::replicaId).doesNotHaveDuplicates().hasSize(3);
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).doesNotHaveDuplicates().hasSize(3);
   }
 
   @Test
@@ -189,13 +176,13 @@ class FailoverTest {
     try (LlmClient client = client(retry)) {
       client.chat(chat("busy"));
       // The first replica asked for an hour (capped at a minute): the same key now skips it.
-      routed.clear();
+      events.routed.clear();
       client.chat(chat("busy"));
     }
     // Failover waits only the ordinary backoff, whatever Retry-After said.
-    assertThat(failed).extracting(AttemptFailedEvent::backoff)
+    assertThat(events.failedAttempts).extracting(AttemptFailedEvent::backoff)
         .containsExactly(Duration.ofMillis(1), Duration.ofMillis(1));
-    assertThat(routed).extracting(RoutedEvent::replicaId).doesNotContain(ranks.get(0));
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).doesNotContain(ranks.get(0));
   }
 
   @Test
@@ -211,8 +198,8 @@ class FailoverTest {
     try (LlmClient client = client(FAST)) {
       assertThatThrownBy(() -> client.chat(chat("zero"))).isInstanceOf(RetriesExhaustedException.class);
     }
-    assertThat(routed).extracting(RoutedEvent::replicaId).doesNotHaveDuplicates().hasSize(3);
-    for (RoutedEvent e : routed) assertThat(byId.get(e.replicaId()).getRequestCount()).isEqualTo(1);
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).doesNotHaveDuplicates().hasSize(3);
+    for (RoutedEvent e : events.routed) assertThat(byId.get(e.replicaId()).getRequestCount()).isEqualTo(1);
     assertThat(servers.stream().mapToInt(MockWebServer::getRequestCount).sum()).isEqualTo(3);
   }
 
@@ -233,7 +220,7 @@ class FailoverTest {
     int calls = 40;
     List<Integer> attemptsPerCall = new ArrayList<>();
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(retry)
-        .listener(recorder).ticker(frozen).loadReporting(LoadReporting.disabled()).build()) {
+        .listener(events).ticker(frozen).loadMonitoring(LoadMonitoring.disabled()).build()) {
       for (int i = 0; i < calls; i++) {
         try {
           client.chat(chat("storm " + i));
@@ -251,7 +238,7 @@ class FailoverTest {
     assertThat(attemptsPerCall).containsExactlyElementsOf(expected);
     int requests = servers.stream().mapToInt(MockWebServer::getRequestCount).sum();
     assertThat(requests).isEqualTo(48);
-    assertThat(failed).extracting(AttemptFailedEvent::whyNot).filteredOn(w -> !w.isEmpty())
+    assertThat(events.failedAttempts).extracting(AttemptFailedEvent::whyNot).filteredOn(w -> !w.isEmpty())
         .hasSize(calls).containsOnly("retry budget exhausted");
   }
 
@@ -264,7 +251,7 @@ class FailoverTest {
         .maxBackoff(Duration.ofMillis(5)).build())) {
       assertThat(client.chatAsync(chat("async")).get(10, TimeUnit.SECONDS).text()).isEqualTo("hello");
     }
-    assertThat(routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
+    assertThat(events.routed).extracting(RoutedEvent::replicaId).containsExactlyElementsOf(ranks);
   }
 
   private int indexOf(String id) {

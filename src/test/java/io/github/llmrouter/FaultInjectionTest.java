@@ -8,7 +8,7 @@ import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.EjectionEvent;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.emulator.EmulatedReplica;
@@ -126,7 +126,7 @@ class FaultInjectionTest {
     victim.faults().hangNext(100_000);
     Duration firstByte = Duration.ofMillis(300);
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(FAST_RETRIES)
-        .firstByteTimeout(firstByte).ticker(frozen).loadReporting(LoadReporting.disabled())
+        .firstByteTimeout(firstByte).ticker(frozen).loadMonitoring(LoadMonitoring.disabled())
         .listener(events).build()) {
       for (int i = 0; i < 100; i++) client.chat(request("hang-" + i));
     }

@@ -2,13 +2,18 @@ package io.github.llmrouter;
 
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.routing.RoutingPolicy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
 
 /** Shared request and response bodies for client tests. */
 final class Fixtures {
@@ -49,6 +54,22 @@ final class Fixtures {
 
   static String finalChunk() {
     return "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+  }
+
+  /**
+   * A client of scripted replicas, each started on loopback: round robin from the first, so the
+   * order of attempts is obvious; retries at once; no load reports (every exchange is scripted).
+   */
+  static LlmClientBuilder scripted(MockWebServer... servers) throws IOException {
+    LlmClientBuilder b = LlmClient.builder().routingPolicy(RoutingPolicy.roundRobin())
+        .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
+            .maxBackoff(Duration.ZERO).build())
+        .loadMonitoring(LoadMonitoring.disabled());
+    for (MockWebServer s : servers) {
+      s.start(InetAddress.getLoopbackAddress(), 0);
+      b.replicas(s.url("/").toString());
+    }
+    return b;
   }
 
   /**

@@ -8,7 +8,7 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.testing.ScriptedServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ class FuzzedAnswersTest {
         .outlierDetection(io.github.llmrouter.replica.OutlierDetection.disabled())
         .circuitBreaker(io.github.llmrouter.dispatch.CircuitBreakerPolicy.disabled())
         .firstByteTimeout(Duration.ofSeconds(2)).streamIdleTimeout(Duration.ofSeconds(2))
-        .callTimeout(CALL_TIMEOUT).loadReporting(LoadReporting.disabled()).build();
+        .callTimeout(CALL_TIMEOUT).loadMonitoring(LoadMonitoring.disabled()).build();
   }
 
   @AfterContainer

@@ -39,7 +39,7 @@ class FuzzedSettingsTest {
     }
     Throwable keyFailure = catchThrowable(() -> LlmClient.builder()
         .replicas("http://127.0.0.1:1").apiKey(value)
-        .loadReporting(io.github.llmrouter.load.LoadReporting.disabled()).build().close());
+        .loadMonitoring(io.github.llmrouter.load.LoadMonitoring.disabled()).build().close());
     if (keyFailure != null) {
       assertThat(keyFailure).isInstanceOf(IllegalArgumentException.class);
       assertThat(keyFailure.getMessage()).contains("apiKey").doesNotContain(MARK);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /** Discovery and health knobs: documented defaults, and build() names the knob out of range. */
 class HealthConfigurationTest {
-  private static void rejects(UnaryOperator<LlmClient.Builder> config, String... messageParts) {
+  private static void rejects(UnaryOperator<LlmClientBuilder> config, String... messageParts) {
     assertThatThrownBy(() -> config.apply(LlmClient.builder().replicas("http://127.0.0.1:1")).build())
         .isInstanceOf(IllegalArgumentException.class)
         .message().contains(messageParts);

@@ -14,7 +14,7 @@ import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;
@@ -88,7 +88,7 @@ class HttpsTest {
     EventRecorder events = new EventRecorder();
     try (LlmClient client = LlmClient.builder().replicas(url).okHttpClient(tls).listener(events)
         .healthCheck(HealthCheck.builder().interval(Duration.ofMillis(10)).build())
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMinutes(5)).build())
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMinutes(5)).build())
         .build()) {
       assertThat(client.chat(chat("secure")).text()).isEqualTo("hello");
       assertThat(client.chatAsync(chat("secure async")).get(10, TimeUnit.SECONDS).text())
@@ -119,7 +119,7 @@ class HttpsTest {
     try (LlmClient client = LlmClient.builder().replicas(server.url("/").toString())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO)
             .build())
-        .loadReporting(LoadReporting.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
       assertThatThrownBy(() -> client.chat(chat("to whom?")))
           .isInstanceOfSatisfying(RetriesExhaustedException.class, e ->
               assertThat(e.attempts()).hasSize(3).allSatisfy(a -> {

@@ -1,6 +1,6 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -13,7 +13,7 @@ import io.github.llmrouter.api.CompletionRequest;
 import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingRequest;
 import io.github.llmrouter.api.EmbeddingResponse;
-import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.internal.transport.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +32,7 @@ class LlmClientTest {
   void start() throws Exception {
     server.start(java.net.InetAddress.getLoopbackAddress(), 0);
     client = LlmClient.builder().replicas(server.url("/").toString()).apiKey("sk-test-secret")
-        .loadReporting(LoadReporting.disabled()).build(); // every exchange is scripted
+        .loadMonitoring(LoadMonitoring.disabled()).build(); // every exchange is scripted
   }
 
   @AfterEach
@@ -137,7 +137,7 @@ class LlmClientTest {
   @Test
   void replicaUrlMayEndInV1() throws Exception {
     LlmClient other = LlmClient.builder().replicas(server.url("/v1").toString())
-        .loadReporting(LoadReporting.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).build();
     try {
       server.enqueue(ok(CHAT_JSON));
       other.chat(chat("x"));
@@ -174,7 +174,7 @@ class LlmClientTest {
     okhttp3.OkHttpClient shared = new okhttp3.OkHttpClient();
     server.enqueue(ok(CHAT_JSON));
     try (LlmClient sharing = LlmClient.builder().replicas(server.url("/").toString())
-        .okHttpClient(shared).loadReporting(LoadReporting.disabled()).build()) {
+        .okHttpClient(shared).loadMonitoring(LoadMonitoring.disabled()).build()) {
       sharing.chat(chat("hi"));
     }
     assertThat(shared.connectionPool().connectionCount()).isEqualTo(1);

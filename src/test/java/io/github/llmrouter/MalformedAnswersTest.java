@@ -12,7 +12,7 @@ import io.github.llmrouter.api.FailedAttempt;
 import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.testing.ScriptedServer;
 import java.time.Duration;
 import java.util.List;
@@ -49,8 +49,8 @@ class MalformedAnswersTest {
   }
 
   private LlmClient client(ScriptedServer... servers) {
-    LlmClient.Builder b = LlmClient.builder().retryPolicy(FAST)
-        .loadReporting(LoadReporting.disabled());
+    LlmClientBuilder b = LlmClient.builder().retryPolicy(FAST)
+        .loadMonitoring(LoadMonitoring.disabled());
     for (ScriptedServer s : servers) b.replicas(s.url());
     return b.build();
   }

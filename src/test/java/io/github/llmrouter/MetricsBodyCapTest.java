@@ -3,7 +3,7 @@ package io.github.llmrouter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -40,7 +40,7 @@ class MetricsBodyCapTest {
     server.start();
     try (LlmClient client = LlmClient.builder()
         .replicas("http://127.0.0.1:" + server.getAddress().getPort())
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMinutes(1))
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMinutes(1))
             .scrapeTimeout(Duration.ofSeconds(30)).build())
         .build()) {
       client.scrapeLoadNow().get(60, TimeUnit.SECONDS);

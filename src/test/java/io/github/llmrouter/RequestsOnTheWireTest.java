@@ -14,11 +14,11 @@ import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingRequest;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.api.ResponseStream;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.testing.EventRecorder;
-import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.internal.transport.Json;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -102,7 +102,7 @@ class RequestsOnTheWireTest {
         .header("X-Tenant", "search").build();
     try (LlmClient client = LlmClient.builder().replica(replica).apiKey("sk-wire")
         .healthCheck(HealthCheck.builder().interval(Duration.ofMillis(10)).build())
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMinutes(5)).build())
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMinutes(5)).build())
         .build()) {
       assertThat(client.chat(chat("blocking")).text()).isEqualTo("hello");
       assertThat(client.chatAsync(chat("async")).get(10, TimeUnit.SECONDS).text())

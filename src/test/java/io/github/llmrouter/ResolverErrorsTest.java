@@ -2,7 +2,7 @@ package io.github.llmrouter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.ResolverErrorEvent;
 import io.github.llmrouter.replica.DnsResolver;
 import io.github.llmrouter.replica.Replica;
@@ -40,7 +40,7 @@ class ResolverErrorsTest {
       }
     };
     try (LlmClient client = LlmClient.builder().resolver(registry).listener(events)
-        .loadReporting(LoadReporting.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
       assertThat(events.resolverErrors).containsExactly(new ResolverErrorEvent("registry", error));
       assertThat(client.replicas()).containsExactly(replica);
     }
@@ -52,7 +52,7 @@ class ResolverErrorsTest {
     IllegalStateException down = new IllegalStateException("registry down");
     Replica replica = Replica.of("http://127.0.0.1:9");
     try (LlmClient client = LlmClient.builder().listener(events)
-        .loadReporting(LoadReporting.disabled())
+        .loadMonitoring(LoadMonitoring.disabled())
         .resolver(ReplicaResolver.polling(() -> {
           if (polls.incrementAndGet() == 1) return List.of(replica);
           throw down;
@@ -69,7 +69,7 @@ class ResolverErrorsTest {
   void aFailedDnsLookupIsReportedWithTheNameItLookedUp() {
     UnknownHostException servfail = new UnknownHostException("SERVFAIL for vllm.example");
     try (LlmClient client = LlmClient.builder().listener(events)
-        .loadReporting(LoadReporting.disabled())
+        .loadMonitoring(LoadMonitoring.disabled())
         .resolver(DnsResolver.builder("vllm.example", 8000).lookup(host -> {
           throw servfail;
         }).build()).build()) {

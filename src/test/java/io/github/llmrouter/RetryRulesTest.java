@@ -12,7 +12,7 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -55,9 +55,9 @@ class RetryRulesTest {
     return s;
   }
 
-  private LlmClient.Builder client(MockWebServer... fleet) {
-    LlmClient.Builder b = LlmClient.builder().retryPolicy(FAST).listener(events)
-        .loadReporting(LoadReporting.disabled());
+  private LlmClientBuilder client(MockWebServer... fleet) {
+    LlmClientBuilder b = LlmClient.builder().retryPolicy(FAST).listener(events)
+        .loadMonitoring(LoadMonitoring.disabled());
     for (MockWebServer s : fleet) b.replicas(s.url("/").toString());
     return b;
   }

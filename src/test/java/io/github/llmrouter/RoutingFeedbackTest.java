@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -60,7 +60,7 @@ class RoutingFeedbackTest {
             routed.add(event);
           }
         })
-        .loadReporting(LoadReporting.disabled()) // every exchange is scripted
+        .loadMonitoring(LoadMonitoring.disabled()) // every exchange is scripted
         .build();
   }
 

@@ -1,6 +1,6 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,8 +36,8 @@ class SecretsTest {
       System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
       Replica replica = Replica.builder(server.url("/").toString())
           .header("X-Tenant-Token", HEADER_SECRET).build();
-      LlmClient.Builder builder = LlmClient.builder().replica(replica).apiKey(KEY)
-          .loadReporting(LoadReporting.disabled())
+      LlmClientBuilder builder = LlmClient.builder().replica(replica).apiKey(KEY)
+          .loadMonitoring(LoadMonitoring.disabled())
           .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ZERO)
               .maxBackoff(Duration.ZERO).build())
           .listener(new RoutingListener() {

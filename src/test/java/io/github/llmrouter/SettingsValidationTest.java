@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.Replica;
 import java.net.InetAddress;
 import java.util.List;
@@ -68,7 +68,7 @@ class SettingsValidationTest {
       server.enqueue(ok(CHAT_JSON));
       try (LlmClient client = LlmClient.builder().replicas(server.url("/").toString())
           .apiKey(System.getenv("LLM_ROUTER_SURELY_UNSET_VARIABLE"))
-          .loadReporting(LoadReporting.disabled()).build()) {
+          .loadMonitoring(LoadMonitoring.disabled()).build()) {
         assertThat(client.toString()).contains("apiKey=none");
         client.chat(chat("hi"));
       }
@@ -104,7 +104,7 @@ class SettingsValidationTest {
   @Test
   void aClosedClientFailsCallsWithAnLlmExceptionAndAsyncCallsWithAFailedFuture() {
     LlmClient client = LlmClient.builder().replicas("http://127.0.0.1:1")
-        .loadReporting(LoadReporting.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).build();
     client.close();
 
     assertThatThrownBy(() -> client.chat(chat("x"))).isInstanceOf(LlmException.class)

@@ -1,6 +1,5 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadReporting;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.chunk;
 import static io.github.llmrouter.Fixtures.finalChunk;
@@ -15,9 +14,7 @@ import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamInterruptedException;
-import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.transport.Json;
-import java.net.InetAddress;
+import io.github.llmrouter.internal.transport.Json;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,16 +35,7 @@ class StreamingTest {
 
   @BeforeEach
   void start() throws Exception {
-    first.start(InetAddress.getLoopbackAddress(), 0);
-    second.start(InetAddress.getLoopbackAddress(), 0);
-    // Round robin starting at the first replica makes the order of attempts obvious.
-    client = LlmClient.builder()
-        .replicas(first.url("/").toString(), second.url("/").toString())
-        .routingPolicy(io.github.llmrouter.routing.RoutingPolicy.roundRobin())
-        .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO).build())
-        .streamIdleTimeout(Duration.ofMillis(500))
-        .loadReporting(LoadReporting.disabled()) // every exchange is scripted
-        .build();
+    client = Fixtures.scripted(first, second).streamIdleTimeout(Duration.ofMillis(500)).build();
   }
 
   @AfterEach

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.testing.EventRecorder;
@@ -78,9 +78,9 @@ class TimeoutsTest {
     });
   }
 
-  private LlmClient.Builder client() {
+  private LlmClientBuilder client() {
     return LlmClient.builder().replicas(server.url("/").toString()).retryPolicy(NO_BACKOFF)
-        .loadReporting(LoadReporting.disabled()).listener(events);
+        .loadMonitoring(LoadMonitoring.disabled()).listener(events);
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.github.llmrouter;
 
 import io.github.llmrouter.emulator.EmulatedReplica;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -15,7 +15,7 @@ final class UnclosedClientMain {
   public static void main(String[] args) throws Exception {
     EmulatedReplica replica = EmulatedReplica.builder().instant().build().start();
     LlmClient client = LlmClient.builder().replicas(replica.baseUrl())
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMillis(100))
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(100))
             .scrapeTimeout(Duration.ofMillis(100)).build())
         .build();
     client.chat(Fixtures.chat("hi"));

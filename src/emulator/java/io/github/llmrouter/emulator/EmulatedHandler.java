@@ -143,7 +143,7 @@ final class EmulatedHandler implements HttpHandler {
         generate(ex, request, model, api);
       }
     } catch (BadRequest e) {
-      sendError(ex, 400, e.getMessage(), null);
+      sendError(ex, 400, String.valueOf(e.getMessage()), null);
     }
   }
 

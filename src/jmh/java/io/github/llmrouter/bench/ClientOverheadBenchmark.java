@@ -5,7 +5,7 @@ import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.emulator.EmulatedReplica;
-import io.github.llmrouter.transport.Json;
+import io.github.llmrouter.internal.transport.Json;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.ConnectionPool;

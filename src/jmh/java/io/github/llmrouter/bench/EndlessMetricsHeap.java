@@ -5,7 +5,7 @@ import io.github.llmrouter.LlmClient;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.load.LoadReporting;
+import io.github.llmrouter.load.LoadMonitoring;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -104,7 +104,7 @@ public final class EndlessMetricsHeap {
     });
     long maxHeap = 0;
     try (LlmClient client = LlmClient.builder().replicas("http://127.0.0.1:" + port)
-        .loadReporting(LoadReporting.builder().scrapeInterval(Duration.ofMillis(200))
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMillis(200))
             .scrapeTimeout(Duration.ofMillis(200)).build())
         .build()) {
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

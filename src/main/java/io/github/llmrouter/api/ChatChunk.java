@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * carry only {@link #usage()} (when the server honours {@code stream_options.include_usage}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class ChatChunk extends ApiObject {
+public final class ChatChunk extends ApiObject implements StreamChunk {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -53,11 +53,16 @@ public final class ChatChunk extends ApiObject {
     return usage;
   }
 
-  /** {@return the text this chunk adds to the first choice; empty, never null, if it adds none} */
+  @Override
   public String text() {
     if (choices.isEmpty() || choices.get(0).delta() == null) return "";
     String t = choices.get(0).delta().text();
     return t == null ? "" : t;
+  }
+
+  @Override
+  public @Nullable String finishReason() {
+    return choices.isEmpty() ? null : choices.get(0).finishReason();
   }
 
   @Override

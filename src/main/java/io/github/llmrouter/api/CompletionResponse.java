@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * chunk of a streamed one (the shapes are the same; a chunk's choices carry the new text).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class CompletionResponse extends ApiObject {
+public final class CompletionResponse extends ApiObject implements StreamChunk {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -53,10 +53,17 @@ public final class CompletionResponse extends ApiObject {
     return usage;
   }
 
-  /** {@return the first choice's text; empty, never null, if there is none} */
+  /** {@return the first choice's text (of a stream chunk: its increment); empty, never null, if there is none} */
+  @Override
   public String text() {
     if (choices.isEmpty() || choices.get(0).text() == null) return "";
     return choices.get(0).text();
+  }
+
+  /** {@return why the first choice stopped ({@code stop}, {@code length}, ...), or null} */
+  @Override
+  public @Nullable String finishReason() {
+    return choices.isEmpty() ? null : choices.get(0).finishReason();
   }
 
   @Override

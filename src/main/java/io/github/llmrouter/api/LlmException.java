@@ -9,16 +9,26 @@ import org.jspecify.annotations.Nullable;
  * <p>Messages name replicas and statuses, and carry a server's own error message; never API keys,
  * header values or prompt text.
  *
- * <p>What a call throws, by one rule (see {@code LlmClient}):
+ * <p>What a call throws, by one rule:
  *
  * <ul>
- *   <li>{@link RetriesExhaustedException}: the router gave up; every attempt is listed;
+ *   <li>{@link RetriesExhaustedException}: <b>the router gave up</b>. Every attempt failed in a
+ *       way another attempt might have fixed (a 5xx or another retryable status, a connection
+ *       failure, a replica that timed out before answering, a malformed answer) and no further
+ *       attempt was allowed: the attempt limit, the retry budget, no replica left, or a next
+ *       attempt that could not start before the deadline. Thrown even after one attempt; {@code
+ *       attempts()} lists each attempt's replica, duration and failure (status or cause).
  *   <li>{@link ReplicaHttpException}: a replica judged the request with a status that is not
- *       retryable (a 400, 401, 404, ...);
- *   <li>{@link LlmTimeoutException}: the call's deadline expired, or a stream went idle;
- *   <li>{@link StreamInterruptedException}: a stream broke after data reached the caller;
- *   <li>{@link NoReplicaAvailableException}: no attempt could be made;
+ *       retryable (400, 401, 404, 422, ...). Trying elsewhere would not help; earlier failed
+ *       attempts are attached as suppressed exceptions.
+ *   <li>{@link LlmTimeoutException}: the call ran out of time: its deadline ({@code callTimeout})
+ *       expired, or a stream went idle after its first chunk ({@code streamIdleTimeout}).
+ *   <li>{@link StreamInterruptedException}: a stream broke after its first chunk; never replayed.
+ *   <li>{@link NoReplicaAvailableException}: no attempt could be made (an empty fleet, or every
+ *       replica paused by {@code Retry-After} past the deadline).
  *   <li>{@link FleetSaturatedException}: admission control refused the call.
+ *   <li>a plain {@code LlmException}: the client is closed, the thread was interrupted, or the
+ *       request could not be written.
  * </ul>
  *
  * <p>What one attempt can fail with, as listed by {@link RetriesExhaustedException#attempts()}:

@@ -114,7 +114,7 @@ public final class ReplicaHttpException extends LlmException {
     switch (status) {
       case 401:
       case 403:
-        return "check LlmClient.Builder.apiKey, or the replica's Authorization header";
+        return "check LlmClientBuilder.apiKey, or the replica's Authorization header";
       case 404:
         return "check the model name and the replica's base URL path";
       default:

@@ -2,6 +2,7 @@ package io.github.llmrouter.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.load.Saturation;
 import java.time.Duration;
 
 /**
@@ -10,12 +11,12 @@ import java.time.Duration;
  * replica, and gives up with {@link io.github.llmrouter.api.FleetSaturatedException} when the
  * queue is full or its wait is over. Immutable.
  *
- * <p>A replica is <em>saturated</em> when its effective queue (see {@code LoadView}) is at least
- * {@link Builder#queueThreshold(int) queueThreshold} or its KV-cache usage at least {@link
- * Builder#kvUsageThreshold(double) kvUsageThreshold}. A replica without a fresh report is never
- * saturated: admission acts only on what replicas say. Waiting requests are admitted in arrival
- * order, as many at a time as the fleet has room for (the sum over unsaturated replicas of {@code
- * queueThreshold − effective queue}), whenever a report arrives or a request completes.
+ * <p>A replica is <em>saturated</em> as {@link Saturation} defines it, with {@link
+ * Builder#queueThreshold(int) queueThreshold} and {@link Builder#kvUsageThreshold(double)
+ * kvUsageThreshold}: a replica without a fresh report is never saturated, so admission acts only
+ * on what replicas say. Waiting requests are admitted in arrival order, as many at a time as the
+ * fleet has room for (the sum over unsaturated replicas of {@code queueThreshold − effective
+ * queue}), whenever a report arrives or a request completes.
  *
  * <pre>{@code
  * LlmClient.builder().replicas(...)
@@ -28,27 +29,20 @@ public final class Admission {
   public static final int DEFAULT_CAPACITY = 1024;
   /** Default longest wait in the queue: 10 s. */
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
-  /** Default effective queue at which a replica is saturated: {@value}. */
-  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
-  /** Default KV-cache usage at which a replica is saturated: {@value}. */
-  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
 
-  private static final Admission DISABLED = new Admission(false, DEFAULT_CAPACITY,
-      DEFAULT_MAX_WAIT, DEFAULT_QUEUE_THRESHOLD, DEFAULT_KV_USAGE_THRESHOLD);
+  private static final Admission DISABLED =
+      new Admission(false, DEFAULT_CAPACITY, DEFAULT_MAX_WAIT, Saturation.defaults());
 
   private final boolean enabled;
   private final int capacity;
   private final Duration maxWait;
-  private final int queueThreshold;
-  private final double kvUsageThreshold;
+  private final Saturation saturation;
 
-  private Admission(boolean enabled, int capacity, Duration maxWait, int queueThreshold,
-      double kvUsageThreshold) {
+  private Admission(boolean enabled, int capacity, Duration maxWait, Saturation saturation) {
     this.enabled = enabled;
     this.capacity = capacity;
     this.maxWait = maxWait;
-    this.queueThreshold = queueThreshold;
-    this.kvUsageThreshold = kvUsageThreshold;
+    this.saturation = saturation;
   }
 
   /**
@@ -81,27 +75,35 @@ public final class Admission {
 
   /** {@return the queue threshold, as set by {@link Builder#queueThreshold}} */
   public int queueThreshold() {
-    return queueThreshold;
+    return saturation.queueThreshold();
   }
 
   /** {@return the kv usage threshold, as set by {@link Builder#kvUsageThreshold}} */
   public double kvUsageThreshold() {
-    return kvUsageThreshold;
+    return saturation.kvUsageThreshold();
+  }
+
+  /**
+   * {@return when a replica counts as saturated: both thresholds (the defaults when admission is
+   * off)}
+   */
+  public Saturation saturation() {
+    return saturation;
   }
 
   @Override
   public String toString() {
     return enabled ? "Admission{capacity=" + capacity + ", maxWait=" + maxWait
-        + ", queueThreshold=" + queueThreshold + ", kvUsageThreshold=" + kvUsageThreshold + '}'
-        : "Admission{disabled}";
+        + ", queueThreshold=" + queueThreshold() + ", kvUsageThreshold=" + kvUsageThreshold()
+        + '}' : "Admission{disabled}";
   }
 
   /** Builds an enabled {@link Admission}. Not thread-safe. */
   public static final class Builder {
     private int capacity = DEFAULT_CAPACITY;
     private Duration maxWait = DEFAULT_MAX_WAIT;
-    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
-    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
+    private int queueThreshold = Saturation.DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = Saturation.DEFAULT_KV_USAGE_THRESHOLD;
 
     private Builder() {}
 
@@ -128,8 +130,8 @@ public final class Admission {
     }
 
     /**
-     * Effective queue at which a replica counts as saturated, in [1, 100000]; default {@value
-     * #DEFAULT_QUEUE_THRESHOLD}.
+     * Effective queue at which a replica counts as saturated (see {@link Saturation}), in [1,
+     * 100000]; default {@value Saturation#DEFAULT_QUEUE_THRESHOLD}.
      *
      * @param queueThreshold the queue threshold, checked at {@link #build()}
      * @return this builder
@@ -141,7 +143,7 @@ public final class Admission {
 
     /**
      * KV-cache usage at which a replica counts as saturated, in (0, 1]; default {@value
-     * #DEFAULT_KV_USAGE_THRESHOLD}.
+     * Saturation#DEFAULT_KV_USAGE_THRESHOLD}.
      *
      * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
      * @return this builder
@@ -174,7 +176,8 @@ public final class Admission {
         throw new IllegalArgumentException("Admission.kvUsageThreshold must be in (0, 1], got "
             + kvUsageThreshold);
       }
-      return new Admission(true, capacity, maxWait, queueThreshold, kvUsageThreshold);
+      return new Admission(true, capacity, maxWait,
+          new Saturation(queueThreshold, kvUsageThreshold));
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.github.llmrouter.dispatch;
 
-import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
 import java.util.Set;
@@ -136,28 +134,27 @@ public final class RetryPolicy {
   }
 
   /**
-   * {@return whether {@code status} is worth another attempt}
+   * Whether an error status is worth another attempt: the one definition the client applies when
+   * it classifies an answer, so that {@link io.github.llmrouter.api.LlmException#isRetryable()} of
+   * a {@link io.github.llmrouter.api.ReplicaHttpException} says what this policy says.
    *
    * @param status an HTTP status code
+   * @return true if it is one of {@link #retryableStatuses()}
    */
   public boolean isRetryableStatus(int status) {
     return retryableStatuses.contains(status);
   }
 
-  /** Whether {@code failure} is worth another attempt on another replica. */
-  boolean isRetryable(LlmException failure) {
-    if (failure instanceof ReplicaHttpException) {
-      return isRetryableStatus(((ReplicaHttpException) failure).status());
-    }
-    return failure.isRetryable();
-  }
-
   /**
-   * The backoff before retry number {@code retry} (1 = the first retry). A {@code Retry-After}
-   * does not lengthen it: it pauses the replica that sent it instead (see the class comment).
+   * The backoff before retry number {@code retry}, with its jitter drawn afresh. A {@code
+   * Retry-After} does not lengthen it: it pauses the replica that sent it instead (see the class
+   * comment).
+   *
+   * @param retry 1 for the first retry, 2 for the second, ...
+   * @return the backoff, in whole milliseconds; zero when {@link #initialBackoff()} is below 1 ms
    */
-  long backoffNanos(int retry) {
-    return Duration.ofMillis(backoff.apply(retry)).toNanos();
+  public Duration backoff(int retry) {
+    return Duration.ofMillis(backoff.apply(retry));
   }
 
   @Override

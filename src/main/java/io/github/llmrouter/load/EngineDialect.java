@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
  * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
  * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a
- * model name set (see {@code LoadReporting.Builder#modelName}), only series whose {@code
+ * model name set (see {@code LoadMonitoring.Builder#modelName}), only series whose {@code
  * model_name} label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting
  * metric is
  * present. {@link #custom} maps any other engine.
@@ -166,6 +166,7 @@ public final class EngineDialect {
     if (d == null) return null;
     String label = modelName == null ? null : MODEL_LABEL;
     String w = first(metrics, d.waiting);
+    if (w == null) return null; // not reached: detect() found it
     String r = first(metrics, d.running);
     String kv = first(metrics, d.kvUsage);
     double queueTimeSum = Double.NaN;
@@ -187,11 +188,12 @@ public final class EngineDialect {
     int runningCount = r == null ? -1
         : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName));
     int awaiting = waitingCount;
-    if (waitingCount >= 0 && runningCount >= 0 && d.firstTokens != null
-        && metrics.has(d.firstTokens) && metrics.has(d.finished)) {
-      double decoding = metrics.sum(d.firstTokens, modelLabel(metrics, d.firstTokens, label),
-              modelName)
-          - metrics.sum(d.finished, modelLabel(metrics, d.finished, label), modelName);
+    String firstTokens = d.firstTokens;
+    String finished = d.finished;
+    if (waitingCount >= 0 && runningCount >= 0 && firstTokens != null && finished != null
+        && metrics.has(firstTokens) && metrics.has(finished)) {
+      double decoding = metrics.sum(firstTokens, modelLabel(metrics, firstTokens, label), modelName)
+          - metrics.sum(finished, modelLabel(metrics, finished, label), modelName);
       if (Double.isFinite(decoding)) {
         awaiting = (int) Math.max(waitingCount, Math.min((long) waitingCount + runningCount,
             Math.round((double) waitingCount + runningCount - Math.max(0, decoding))));

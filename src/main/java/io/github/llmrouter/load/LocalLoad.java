@@ -53,7 +53,7 @@ public final class LocalLoad implements LoadView {
    * decision reads one array element instead of a report.
    */
   private record ReportSums(long base, double weight, double meanQueueWait,
-      double[] waitRatios) {
+      double @Nullable [] waitRatios) {
     static final ReportSums NONE = new ReportSums(0, 0, Double.NaN, null);
   }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A parser for the Prometheus text exposition format (0.0.4) and the OpenMetrics text format as
@@ -65,7 +66,7 @@ public final class PrometheusText {
   }
 
   /** One sample line, or null if it does not parse. */
-  static MetricSample parseSample(String line) {
+  static @Nullable MetricSample parseSample(String line) {
     try {
       int n = line.length();
       int i = 0;

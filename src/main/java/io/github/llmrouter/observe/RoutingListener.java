@@ -43,7 +43,7 @@ public interface RoutingListener {
    */
   default void onCallFinished(CallFinishedEvent event) {}
 
-  // Fleet events (issue 5): membership, ejection, breakers, health, panic.
+  // Fleet events: membership, ejection, breakers, health, panic.
 
   /**
    * A replica joined, left or changed.

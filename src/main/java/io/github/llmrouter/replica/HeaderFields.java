@@ -2,6 +2,8 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Checks HTTP header names and values against the field syntax of RFC 9110 (section 5), as sent
  * over HTTP/1.1 by OkHttp, so that a bad header fails when the configuration is built rather than
@@ -61,7 +63,7 @@ public final class HeaderFields {
   }
 
   /** What is wrong with {@code value}, or null if it is a valid field value. */
-  static String valueProblem(String value) {
+  static @Nullable String valueProblem(String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c == '\r' || c == '\n') {

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * metrics scrapes to {@code /team-a/vllm/metrics} and health checks to {@code
  * /team-a/vllm/health}. It must not carry credentials ({@code user:password@host}), a query or a
  * fragment: send credentials as a {@linkplain Builder#header header} or with {@code
- * LlmClient.Builder.apiKey}.
+ * LlmClientBuilder.apiKey}.
  *
  * <pre>{@code
  * Replica a = Replica.of("http://10.0.0.7:8000");
@@ -189,7 +189,7 @@ public final class Replica {
       if (!parsed.encodedUsername().isEmpty() || !parsed.encodedPassword().isEmpty()) {
         throw new IllegalArgumentException("replica baseUrl must not carry credentials, got '"
             + redactUserinfo(baseUrl) + "': send them as a header, Replica.builder(url)"
-            + ".header(\"Authorization\", ...), or with LlmClient.Builder.apiKey");
+            + ".header(\"Authorization\", ...), or with LlmClientBuilder.apiKey");
       }
       if (parsed.encodedQuery() != null || parsed.encodedFragment() != null) {
         throw new IllegalArgumentException("replica baseUrl must not have a query or a fragment, "

@@ -3,6 +3,7 @@ package io.github.llmrouter.routing;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.replica.ReplicaSet;
 
 /**
@@ -145,8 +146,7 @@ public final class CacheAware implements RoutingPolicy {
       for (int i = 0; i < weights.length; i++) relativeWeights[i] = weights[i] / meanWeight;
       this.cap = new LoadBound(weights, replicas.totalWeight(), policy.loadFactor,
           policy.loadFactor, CacheAwareRanking.LOAD_SLACK);
-      this.pressure = new QueuePressure(true, PrefixHash.DEFAULT_QUEUE_THRESHOLD,
-          PrefixHash.DEFAULT_KV_USAGE_THRESHOLD);
+      this.pressure = new QueuePressure(true, Saturation.defaults());
     }
 
     @Override

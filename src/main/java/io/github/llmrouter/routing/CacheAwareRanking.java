@@ -34,7 +34,7 @@ final class CacheAwareRanking implements Ranking {
 
   // Made once, on the first call.
   private boolean prepared;
-  private PromptBlocks blocks;
+  private PromptBlocks blocks = PromptBlocks.EMPTY;
   /** Per index slot: leading blocks held; meaningful for the slots in {@link #indexed}. */
   private final int[] depth = new int[PrefixIndex.SLOTS];
   private long indexed;

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one client of a {@link CacheAware} policy remembers about its fleet, across
@@ -39,7 +40,7 @@ final class FleetMemory implements PrefixIndex.Slots {
 
   final Calibration calibration = new Calibration();
   private final int indexBlocks;
-  private volatile PrefixIndex index;
+  private volatile @Nullable PrefixIndex index;
   private final Map<String, ReplicaState> states = new HashMap<>();
   /** Per slot: how long its blocks last, and since when they count (after a reset). */
   private final int[] horizons = new int[PrefixIndex.SLOTS];
@@ -74,9 +75,11 @@ final class FleetMemory implements PrefixIndex.Slots {
     leastWait = least;
   }
 
-  /** The index, allocated with the first picker. */
+  /** The index, allocated with the first picker ({@link #statesFor}). */
   PrefixIndex index() {
-    return index;
+    PrefixIndex i = index;
+    if (i == null) throw new IllegalStateException("no picker made yet");
+    return i;
   }
 
   /**

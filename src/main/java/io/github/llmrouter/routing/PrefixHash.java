@@ -3,10 +3,13 @@ package io.github.llmrouter.routing;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.replica.ReplicaSet;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL), the default policy.
+ * Prefix-affinity routing: consistent hashing with bounded loads (CHWBL). Not the default (that is
+ * {@link CacheAware}); {@link RoutingPolicy#prefixHash()}.
  *
  * <p><b>Key.</b> A request's ring key is a hash of its model name and the first {@link
  * Builder#prefixChars(int) prefixChars} characters of its first user message (completions: of the
@@ -38,8 +41,9 @@ import io.github.llmrouter.replica.ReplicaSet;
  * round, the remaining replicas follow by least load per unit of weight.
  *
  * <p><b>Reported load.</b> When the view has fresh load reports (see {@code LoadView}), the walk
- * also passes over a replica that reports itself saturated while another has room. The exact
- * rule: walking clockwise from the key's start, take the first replica not yet returned that is
+ * also passes over a replica that reports itself saturated (see {@link Saturation}) while another
+ * has room. The exact rule: walking clockwise from the key's start, take the first replica not
+ * yet returned that is
  * <ol>
  *   <li>within its load bound: for a replica with a fresh report of both its queue and its
  *       running batch, {@code effectiveQueue(i) + running(i) ≤ c_r × weight(i) × (L + 1) / W},
@@ -48,14 +52,14 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       Builder#reportedLoadFactor(double) reportedLoadFactor} (default {@value
  *       #DEFAULT_REPORTED_LOAD_FACTOR}); for any other replica the in-flight bound above; and
  *   <li>whose <em>pressure</em> is below {@link Builder#queueThreshold(int) queueThreshold}
- *       (default {@value #DEFAULT_QUEUE_THRESHOLD}), or below {@code queueThreshold + 3 ×
- *       shortest}, where {@code shortest} is the smallest pressure among the replicas not yet
+ *       (default {@value Saturation#DEFAULT_QUEUE_THRESHOLD}), or below {@code queueThreshold +
+ *       3 × shortest}, where {@code shortest} is the smallest pressure among the replicas not yet
  *       returned that are within their load bound.
  * </ol>
  * A replica's pressure is its effective queue lengthened by its queue wait (below), 0 if unknown,
  * and raised to {@code queueThreshold} if its KV-cache usage is at least {@link
  * Builder#kvUsageThreshold(double) kvUsageThreshold} (default {@value
- * #DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory frees, so
+ * Saturation#DEFAULT_KV_USAGE_THRESHOLD}): a nearly full cache admits no new prompt until memory frees, so
  * it is as good as a queue at the threshold. While some replica within bound is idle with room
  * in its cache ({@code shortest = 0}) this is the plain rule: skip a replica whose queue is at the
  * threshold or whose cache is nearly full. Once every replica has a queue, a replica keeps its
@@ -92,10 +96,6 @@ public final class PrefixHash implements RoutingPolicy {
   public static final int DEFAULT_POINTS_PER_WEIGHT = 256;
   /** Default ring look-ups per key: {@value}. */
   public static final int DEFAULT_PROBES = 3;
-  /** Default effective queue at which a replica is skipped: {@value}. */
-  public static final int DEFAULT_QUEUE_THRESHOLD = 4;
-  /** Default KV-cache usage at which a replica is skipped: {@value}. */
-  public static final double DEFAULT_KV_USAGE_THRESHOLD = 0.95;
   /**
    * A replica whose pressure is at {@code queueThreshold} keeps its keys while it stays below
    * {@code queueThreshold} plus this many times the shortest among the replicas within bound.
@@ -138,6 +138,11 @@ public final class PrefixHash implements RoutingPolicy {
     return loadFactor;
   }
 
+  /** {@return what places a request on the ring: the builder's extractor, or the default one} */
+  public KeyExtractor keyExtractor() {
+    return keyExtractor;
+  }
+
   @Override
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
@@ -145,7 +150,7 @@ public final class PrefixHash implements RoutingPolicy {
     double[] weights = Rankings.weights(replicas);
     return new Picker(HashRing.build(replicas, pointsPerWeight), replicas, keyExtractor,
         new LoadBound(weights, replicas.totalWeight(), loadFactor, reportedLoadFactor, 0),
-        new QueuePressure(reportedLoad, queueThreshold, kvUsageThreshold), probes);
+        new QueuePressure(reportedLoad, new Saturation(queueThreshold, kvUsageThreshold)), probes);
   }
 
   @Override
@@ -376,9 +381,9 @@ public final class PrefixHash implements RoutingPolicy {
     private int pointsPerWeight = DEFAULT_POINTS_PER_WEIGHT;
     private int probes = DEFAULT_PROBES;
     private boolean reportedLoad = true;
-    private int queueThreshold = DEFAULT_QUEUE_THRESHOLD;
-    private double kvUsageThreshold = DEFAULT_KV_USAGE_THRESHOLD;
-    private KeyExtractor keyExtractor;
+    private int queueThreshold = Saturation.DEFAULT_QUEUE_THRESHOLD;
+    private double kvUsageThreshold = Saturation.DEFAULT_KV_USAGE_THRESHOLD;
+    private @Nullable KeyExtractor keyExtractor;
 
     private Builder() {}
 
@@ -450,8 +455,9 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The effective queue (reported waiting requests corrected by this client's dispatches since)
-     * at which a replica is skipped, in [1, 100000]; default {@value #DEFAULT_QUEUE_THRESHOLD},
-     * the middle of the 3–5 waiting requests practitioners start from.
+     * at which a replica is skipped, in [1, 100000]; default {@value
+     * Saturation#DEFAULT_QUEUE_THRESHOLD}, the middle of the 3–5 waiting requests practitioners
+     * start from.
      *
      * @param queueThreshold the queue threshold, checked at {@link #build()}
      * @return this builder
@@ -463,8 +469,8 @@ public final class PrefixHash implements RoutingPolicy {
 
     /**
      * The reported KV-cache usage at which a replica is skipped, in (0, 1]; default {@value
-     * #DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached prefixes
-     * or wait for memory.
+     * Saturation#DEFAULT_KV_USAGE_THRESHOLD}. A nearly full cache means new prompts evict cached
+     * prefixes or wait for memory.
      *
      * @param kvUsageThreshold the kv usage threshold, checked at {@link #build()}
      * @return this builder

@@ -196,7 +196,7 @@ public final class PromptBlocks {
    * The blocks of a chat's messages ({@code roles[k]} null for text without roles, such as a
    * completion's prompt), {@code blockChars} characters per block. Allocates only the result.
    */
-  static PromptBlocks ofMessages(String model, String[] roles, CharSequence[] contents,
+  static PromptBlocks ofMessages(String model, @Nullable String[] roles, CharSequence[] contents,
       int messages, int blockChars) {
     int n = 0;
     long totalChars = 0;

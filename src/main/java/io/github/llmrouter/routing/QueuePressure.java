@@ -1,14 +1,15 @@
 package io.github.llmrouter.routing;
 
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.Saturation;
 
 /**
  * How hard a replica's reported queue and cache push back on one more request. Immutable; built
  * with each picker.
  *
  * <p>A replica's <em>pressure</em> is its effective queue lengthened by its queue wait, 0 if
- * unknown, and raised to {@code queueThreshold} if its KV-cache usage is at least {@code
- * kvUsageThreshold}: a nearly full cache admits no new prompt until memory frees, so it is as good
+ * unknown, and raised to {@code queueThreshold} if its KV cache is full by {@link
+ * Saturation#isCacheFull}: a nearly full cache admits no new prompt until memory frees, so it is as good
  * as a queue at the threshold. <em>Lengthened by its queue wait</em>: when the fleet's mean recent
  * queue wait is at least {@value #MIN_MEAN_WAIT_SECONDS} s, a replica whose requests recently
  * waited longer than that mean counts its queue {@code min(}{@value #MAX_WAIT_SCALE}{@code , wait
@@ -22,16 +23,18 @@ final class QueuePressure {
   static final double MIN_MEAN_WAIT_SECONDS = 0.05;
 
   private final boolean reportedLoad;
+  private final Saturation saturation;
   private final int queueThreshold;
-  private final double kvUsageThreshold;
 
   /**
    * @param reportedLoad false: every queue is unknown (rules fall back to in-flight counts)
+   * @param saturation when a replica's queue or cache counts as full
    */
-  QueuePressure(boolean reportedLoad, int queueThreshold, double kvUsageThreshold) {
+  QueuePressure(boolean reportedLoad, Saturation saturation) {
     this.reportedLoad = reportedLoad;
-    this.queueThreshold = queueThreshold;
-    this.kvUsageThreshold = reportedLoad ? kvUsageThreshold : Double.POSITIVE_INFINITY;
+    this.saturation = reportedLoad ? saturation
+        : new Saturation(saturation.queueThreshold(), Double.POSITIVE_INFINITY);
+    this.queueThreshold = saturation.queueThreshold();
   }
 
   int threshold() {
@@ -60,7 +63,7 @@ final class QueuePressure {
 
   /** Replica {@code i}'s pressure, given its lengthened queue (0 if unknown). */
   double pressure(int i, double queue, LoadView load, long now) {
-    return queue < queueThreshold && load.kvUsage(i, now) >= kvUsageThreshold
+    return queue < queueThreshold && saturation.isCacheFull(load.kvUsage(i, now))
         ? queueThreshold : queue;
   }
 }

@@ -21,15 +21,15 @@ import org.jspecify.annotations.Nullable;
  * read from the thread of a later failover attempt.
  */
 public final class RoutingRequest {
-  private static final String[] NO_ROLES = new String[0];
-  private static final String[] NO_ROLE = {null};
+  private static final @Nullable String[] NO_ROLES = new String[0];
+  private static final @Nullable String[] NO_ROLE = {null};
   private static final CharSequence[] NO_CONTENTS = new CharSequence[0];
 
   private final String model;
   private final @Nullable CharSequence prompt;
   private final @Nullable String routingKey;
   /** The messages, or null when the prompt text is the whole prompt. */
-  private final String @Nullable [] roles;
+  private final @Nullable String @Nullable [] roles;
   private final CharSequence @Nullable [] contents;
   private final @Nullable PromptBlocks given;
   // Racy single-check caches: recomputing them is harmless, and PromptBlocks is immutable.
@@ -53,7 +53,7 @@ public final class RoutingRequest {
   }
 
   private RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey,
-      String @Nullable [] roles, CharSequence @Nullable [] contents,
+      @Nullable String @Nullable [] roles, CharSequence @Nullable [] contents,
       @Nullable PromptBlocks given) {
     this.model = requireNonNull(model, "model");
     this.prompt = prompt;
@@ -132,9 +132,11 @@ public final class RoutingRequest {
     if (blockChars < 1) throw new IllegalArgumentException("blockChars must be >= 1, got " + blockChars);
     PromptBlocks b = blocks;
     if (b == null || (b.blockChars != blockChars && b != PromptBlocks.EMPTY)) {
-      if (contents != null) {
-        b = contents.length == 0 ? PromptBlocks.EMPTY
-            : PromptBlocks.ofMessages(model, roles, contents, contents.length, blockChars);
+      CharSequence[] c = contents;
+      @Nullable String[] r = roles;
+      if (c != null && r != null) { // a message list: roles and contents come together
+        b = c.length == 0 ? PromptBlocks.EMPTY
+            : PromptBlocks.ofMessages(model, r, c, c.length, blockChars);
       } else {
         b = prompt == null ? PromptBlocks.EMPTY
             : PromptBlocks.ofMessages(model, NO_ROLE, new CharSequence[] {prompt}, 1, blockChars);
@@ -159,7 +161,7 @@ public final class RoutingRequest {
     private @Nullable CharSequence prompt;
     private boolean promptSet;
     private @Nullable String routingKey;
-    private String[] roles = NO_ROLES;
+    private @Nullable String[] roles = NO_ROLES;
     private CharSequence[] contents = NO_CONTENTS;
     private int messages;
     private @Nullable PromptBlocks blocks;
@@ -231,7 +233,8 @@ public final class RoutingRequest {
       CharSequence text = prompt;
       if (!promptSet) {
         for (int k = 0; k < messages && text == null; k++) {
-          if (roles[k] == null || roles[k].equals("user")) text = contents[k];
+          String role = roles[k];
+          if (role == null || role.equals("user")) text = contents[k];
         }
       }
       return new RoutingRequest(model, text, routingKey, Arrays.copyOf(roles, messages),

@@ -1,12 +1,14 @@
 package io.github.llmrouter.routing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The replicas a ranking has already returned. Indices below 64 live in one long, so rankings of
  * fleets up to 64 replicas allocate nothing for it; larger fleets allocate a bit array on first use.
  */
 final class SeenSet {
   private long low;
-  private long[] high;
+  private long @Nullable [] high;
 
   boolean contains(int index) {
     if (index < 64) return (low & (1L << index)) != 0;

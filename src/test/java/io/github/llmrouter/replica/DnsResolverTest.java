@@ -3,49 +3,24 @@ package io.github.llmrouter.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.testing.ManualScheduler;
+import io.github.llmrouter.testing.RecordingContext;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** DNS re-resolution through the lookup seam, driven step by step: no timers fire. */
 class DnsResolverTest {
   private final ManualScheduler scheduler = new ManualScheduler();
-  private final List<ReplicaSet> published = new CopyOnWriteArrayList<>();
-  private final List<Throwable> errors = new CopyOnWriteArrayList<>();
   private volatile List<String> answer = List.of();
   private volatile boolean dnsDown;
-
-  private final ReplicaResolver.Context context = new ReplicaResolver.Context() {
-    @Override
-    public void publish(ReplicaSet replicas) {
-      published.add(replicas);
-    }
-
-    @Override
-    public void failed(Throwable error) {
-      errors.add(error);
-    }
-
-    @Override
-    public ScheduledExecutorService scheduler() {
-      return scheduler;
-    }
-
-    @Override
-    public Ticker ticker() {
-      return Ticker.system();
-    }
-  };
+  private final RecordingContext context = new RecordingContext(scheduler);
+  private final List<ReplicaSet> published = context.published;
+  private final List<Throwable> errors = context.errors;
 
   private final AddressLookup seam = host -> {
     if (dnsDown) throw new UnknownHostException("SERVFAIL for " + host);
@@ -157,96 +132,5 @@ class DnsResolverTest {
 
   private static long s(int seconds) {
     return Duration.ofSeconds(seconds).toNanos();
-  }
-
-  /** Records scheduled tasks instead of running them; {@link #runNext()} runs the oldest. */
-  static final class ManualScheduler extends ScheduledThreadPoolExecutor {
-    private final List<Runnable> tasks = new ArrayList<>();
-    private final List<Long> delays = new ArrayList<>();
-
-    ManualScheduler() {
-      super(1);
-    }
-
-    @Override
-    public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-      tasks.add(command);
-      delays.add(unit.toNanos(delay));
-      Runnable[] self = {command};
-      ScheduledFuture<?> never = super.schedule(() -> {}, 1, TimeUnit.HOURS);
-      return new ForwardingFuture(never, () -> {
-        synchronized (ManualScheduler.this) {
-          int i = tasks.indexOf(self[0]);
-          if (i >= 0) {
-            tasks.remove(i);
-            delays.remove(i);
-          }
-        }
-      });
-    }
-
-    /** Runs the oldest scheduled task and returns the delay it was scheduled with. */
-    long runNext() {
-      Runnable task;
-      long delay;
-      synchronized (this) {
-        assertThat(tasks).as("scheduled tasks").isNotEmpty();
-        task = tasks.remove(0);
-        delay = delays.remove(0);
-      }
-      task.run();
-      return delay;
-    }
-
-    synchronized int pending() {
-      return tasks.size();
-    }
-  }
-
-  /** A future whose cancel also forgets the recorded task. */
-  private static final class ForwardingFuture implements ScheduledFuture<Object> {
-    private final ScheduledFuture<?> delegate;
-    private final Runnable onCancel;
-
-    ForwardingFuture(ScheduledFuture<?> delegate, Runnable onCancel) {
-      this.delegate = delegate;
-      this.onCancel = onCancel;
-    }
-
-    @Override
-    public long getDelay(TimeUnit unit) {
-      return delegate.getDelay(unit);
-    }
-
-    @Override
-    public int compareTo(java.util.concurrent.Delayed o) {
-      return delegate.compareTo(o);
-    }
-
-    @Override
-    public boolean cancel(boolean mayInterrupt) {
-      onCancel.run();
-      return delegate.cancel(mayInterrupt);
-    }
-
-    @Override
-    public boolean isCancelled() {
-      return delegate.isCancelled();
-    }
-
-    @Override
-    public boolean isDone() {
-      return delegate.isDone();
-    }
-
-    @Override
-    public Object get() {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public Object get(long timeout, TimeUnit unit) {
-      throw new UnsupportedOperationException();
-    }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.load.Saturation;
 import java.util.Arrays;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class QueueAwareRoutingTest {
     void aReplicaWithALongReportedQueueIsSkippedAlthoughItOwnsTheKey() {
       int unloaded = picker.rank(REQUEST, load).next();
       assertThat(unloaded).isEqualTo(owner);
-      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD;
       Ranking r = picker.rank(REQUEST, load);
       int first = r.next();
       assertThat(first).isEqualTo(neighbour);
@@ -127,7 +128,7 @@ class QueueAwareRoutingTest {
       Arrays.fill(load.wait, 2.0);
       load.wait[owner] = 0.1;
       Arrays.fill(load.queue, 0);
-      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD; // a quick replica is not let off
+      load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD; // a quick replica is not let off
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
       load.wait[(owner + 1) % 8] = Double.NaN; // replicas without a wait are left out of the mean
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(neighbour);
@@ -135,7 +136,7 @@ class QueueAwareRoutingTest {
 
     @Test
     void aQueueJustBelowTheThresholdKeepsAffinity() {
-      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD - 1;
+      load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD - 1;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
     }
 
@@ -167,7 +168,7 @@ class QueueAwareRoutingTest {
     @Test
     void anIdleReplicaAnywhereMakesTheQueueThresholdAbsolute() {
       Arrays.fill(load.queue, 5);
-      load.queue[owner] = PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      load.queue[owner] = Saturation.DEFAULT_QUEUE_THRESHOLD;
       // Every queue at least 4: the owner's is the shortest, so it keeps its keys.
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       int idle = (owner + 3) % 8;
@@ -209,7 +210,7 @@ class QueueAwareRoutingTest {
       Arrays.fill(load.queue, 10);
       int shortest = (owner + 1) % 8;
       load.queue[shortest] = 4;
-      int limit = PrefixHash.SHORTEST_QUEUE_MULTIPLE * 4 + PrefixHash.DEFAULT_QUEUE_THRESHOLD;
+      int limit = PrefixHash.SHORTEST_QUEUE_MULTIPLE * 4 + Saturation.DEFAULT_QUEUE_THRESHOLD;
       load.queue[owner] = limit - 1;
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
       load.queue[owner] = limit;

@@ -1,5 +1,6 @@
 package io.github.llmrouter.sim;
 
+import static io.github.llmrouter.routing.Fleets.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -12,7 +13,6 @@ import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
@@ -22,14 +22,8 @@ class PeerModelsTest {
   private static final int BLOCK = 100;
 
   private long nanos;
-  private final ReplicaSet fleet = fleet(3);
+  private final ReplicaSet fleet = named(3);
   private final LocalLoad load = LocalLoad.of(fleet, () -> nanos, Duration.ofSeconds(3));
-
-  private static ReplicaSet fleet(int n) {
-    List<Replica> list = new ArrayList<>();
-    for (int i = 0; i < n; i++) list.add(Replica.builder("http://r" + i + ":8000").id("r" + i).build());
-    return ReplicaSet.of(list);
-  }
 
   /** A prompt of whole 100-token blocks with these block ids. */
   private static RoutingRequest prompt(long... ids) {
@@ -120,7 +114,7 @@ class PeerModelsTest {
 
   @Test
   void llmdAddsPrefixThreeQueueTwoAndKvUsageTwo() {
-    ReplicaSet two = fleet(2);
+    ReplicaSet two = named(2);
     LocalLoad view = LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3));
     LlmdScorer.Picker llmd = (LlmdScorer.Picker) LlmdScorer.policy(1).newPicker(two);
     RoutingRequest p = prompt(ids(1, 10));
@@ -163,7 +157,7 @@ class PeerModelsTest {
 
   @Test
   void dynamoPicksTheLowestOverlapWeightedPrefillPlusActiveBlocks() {
-    ReplicaSet two = fleet(2);
+    ReplicaSet two = named(2);
     LocalLoad view = LocalLoad.of(two, () -> nanos, Duration.ofSeconds(3));
     DynamoKvRouter.Picker dynamo = (DynamoKvRouter.Picker) DynamoKvRouter.policy(1).newPicker(two);
     RoutingRequest a = prompt(ids(1, 10));

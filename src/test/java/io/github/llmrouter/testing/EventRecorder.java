@@ -8,14 +8,19 @@ import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.ResolverErrorEvent;
+import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
-/** Records every fleet event (and failed calls) for assertions. Thread-safe. */
+/**
+ * The test fixture for routing events: records every event (successful calls counted per replica)
+ * for assertions. Thread-safe.
+ */
 public final class EventRecorder implements RoutingListener {
+  public final List<RoutedEvent> routed = new CopyOnWriteArrayList<>();
   public final List<MembershipEvent> membership = new CopyOnWriteArrayList<>();
   public final List<EjectionEvent> ejections = new CopyOnWriteArrayList<>();
   public final List<CircuitBreakerEvent> breakers = new CopyOnWriteArrayList<>();
@@ -29,6 +34,11 @@ public final class EventRecorder implements RoutingListener {
       answeredBy = new java.util.concurrent.ConcurrentHashMap<>();
   /** System.nanoTime() of each ejection, parallel to {@link #ejections}. */
   public final List<Long> ejectionTimes = new CopyOnWriteArrayList<>();
+
+  @Override
+  public void onRouted(RoutedEvent e) {
+    routed.add(e);
+  }
 
   @Override
   public void onMembershipChanged(MembershipEvent e) {

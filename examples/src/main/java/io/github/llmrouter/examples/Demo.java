@@ -1,6 +1,7 @@
 package io.github.llmrouter.examples;
 
 import io.github.llmrouter.LlmClient;
+import io.github.llmrouter.LlmClientBuilder;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
@@ -61,7 +62,7 @@ public final class Demo {
         replicas.add(EmulatedReplica.builder().id("replica-" + i).model(MODEL).cacheBlocks(640)
             .build().start());
       }
-      LlmClient.Builder builder = LlmClient.builder().routingPolicy(policy);
+      LlmClientBuilder builder = LlmClient.builder().routingPolicy(policy);
       for (EmulatedReplica r : replicas) builder.replicas(r.baseUrl());
       List<Double> ttftMs = new ArrayList<>();
       long started = System.nanoTime();

@@ -12,12 +12,11 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.github.llmrouter.LlmClient;
-import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.testing.RecordingContext;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
 import java.io.IOException;
@@ -51,30 +50,10 @@ class KubernetesResolverTest {
 
   private KubernetesMockServer server;
   private KubernetesClient client;
-  private final List<ReplicaSet> published = new CopyOnWriteArrayList<>();
-  private final List<Throwable> errors = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService scheduler = new ScheduledThreadPoolExecutor(1);
-  private final ReplicaResolver.Context context = new ReplicaResolver.Context() {
-    @Override
-    public void publish(ReplicaSet replicas) {
-      published.add(replicas);
-    }
-
-    @Override
-    public void failed(Throwable error) {
-      errors.add(error);
-    }
-
-    @Override
-    public ScheduledExecutorService scheduler() {
-      return scheduler;
-    }
-
-    @Override
-    public Ticker ticker() {
-      return Ticker.system();
-    }
-  };
+  private final RecordingContext context = new RecordingContext(scheduler);
+  private final List<ReplicaSet> published = context.published;
+  private final List<Throwable> errors = context.errors;
 
   @BeforeEach
   void startServer() {

@@ -1,0 +1,400 @@
+package io.github.llmrouter;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.dispatch.Admission;
+import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.HeaderFields;
+import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaResolver;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.CacheAware;
+import io.github.llmrouter.routing.RoutingPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import okhttp3.OkHttpClient;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Configures and starts an {@link LlmClient}; get one from {@link LlmClient#builder()}. Setters
+ * record values; {@link #build()} validates them all and fails with a message naming the knob and
+ * its accepted range. Every knob has a default, named by a {@code DEFAULT_} constant. Not
+ * thread-safe; a builder may build several clients.
+ */
+public final class LlmClientBuilder {
+  /** Default connect timeout: 5 s. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  /** Default time to first byte (response headers; for streams the first event): 60 s. */
+  public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(60);
+  /** Default longest gap between stream events: 30 s. */
+  public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /** Default deadline of a whole call, across attempts: 10 min. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMinutes(10);
+  /** Default concurrent requests, in total and per replica: {@value}. */
+  public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 1024;
+  /** Default slow-start window of a replica that joined or came back: 30 s. */
+  public static final Duration DEFAULT_SLOW_START = Duration.ofSeconds(30);
+  /** Default calls allowed to wait for replicas while the fleet is empty: {@value}. */
+  public static final int DEFAULT_MAX_WAITING_CALLS = 1024;
+
+  // Read by LlmClient's constructor; the client keeps none of the builder (nor the API key).
+  private final List<Replica> replicas = new ArrayList<>();
+  RoutingPolicy routingPolicy = RoutingPolicy.defaultPolicy();
+  RetryPolicy retryPolicy = RetryPolicy.defaults();
+  Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+  Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
+  Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
+  Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+  int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
+  @Nullable String apiKey;
+  @Nullable OkHttpClient okHttpClient;
+  RoutingListener listener = RoutingListener.NONE;
+  Ticker ticker = Ticker.system();
+  LoadMonitoring loadMonitoring = LoadMonitoring.defaults();
+  Admission admission = Admission.disabled();
+  private @Nullable RuntimeException invalidReplica;
+  private @Nullable ReplicaResolver resolver;
+  @Nullable HealthCheck healthCheck;
+  OutlierDetection outlierDetection = OutlierDetection.defaults();
+  CircuitBreakerPolicy circuitBreaker = CircuitBreakerPolicy.defaults();
+  Duration slowStart = DEFAULT_SLOW_START;
+  int maxWaitingCalls = DEFAULT_MAX_WAITING_CALLS;
+
+  LlmClientBuilder() {}
+
+  /**
+   * Adds replicas by base URL (for example {@code http://10.0.0.7:8000}); a malformed URL fails
+   * at {@link #build()}.
+   *
+   * @param baseUrls the replicas' base URLs, without the {@code /v1} suffix
+   * @return this builder
+   */
+  public LlmClientBuilder replicas(String... baseUrls) {
+    for (String url : baseUrls) {
+      try {
+        replicas.add(Replica.of(url));
+      } catch (RuntimeException e) {
+        if (invalidReplica == null) invalidReplica = e;
+      }
+    }
+    return this;
+  }
+
+  /**
+   * Adds replicas.
+   *
+   * @param replicas the replicas; not null
+   * @return this builder
+   */
+  public LlmClientBuilder replicas(List<Replica> replicas) {
+    for (Replica r : requireNonNull(replicas, "replicas")) replica(r);
+    return this;
+  }
+
+  /**
+   * Adds one replica.
+   *
+   * @param replica the replica; not null
+   * @return this builder
+   */
+  public LlmClientBuilder replica(Replica replica) {
+    replicas.add(requireNonNull(replica, "replica"));
+    return this;
+  }
+
+  /**
+   * How replicas are chosen; default {@link RoutingPolicy#defaultPolicy()} ({@link CacheAware}
+   * with its defaults). A policy instance is one client's memory: give each client its own.
+   *
+   * @param routingPolicy the routing policy; not null
+   * @return this builder
+   */
+  public LlmClientBuilder routingPolicy(RoutingPolicy routingPolicy) {
+    this.routingPolicy = requireNonNull(routingPolicy, "routingPolicy");
+    return this;
+  }
+
+  /**
+   * Retries and failover; default {@link RetryPolicy#defaults()}.
+   *
+   * @param retryPolicy the retry policy; not null
+   * @return this builder
+   */
+  public LlmClientBuilder retryPolicy(RetryPolicy retryPolicy) {
+    this.retryPolicy = requireNonNull(retryPolicy, "retryPolicy");
+    return this;
+  }
+
+  /**
+   * Timeout to open a connection, in (0, 5 min]; default 5 s.
+   *
+   * @param connectTimeout the connect timeout; not null
+   * @return this builder
+   */
+  public LlmClientBuilder connectTimeout(Duration connectTimeout) {
+    this.connectTimeout = requireNonNull(connectTimeout, "connectTimeout");
+    return this;
+  }
+
+  /**
+   * Timeout from sending a request to its first response byte (for streams, to the first
+   * event), and afterwards between reads of a non-streamed body, in (0, 1 h]; default 60 s.
+   * Engines that send nothing until a non-streamed generation ends need this to cover it.
+   *
+   * @param firstByteTimeout the first byte timeout; not null
+   * @return this builder
+   */
+  public LlmClientBuilder firstByteTimeout(Duration firstByteTimeout) {
+    this.firstByteTimeout = requireNonNull(firstByteTimeout, "firstByteTimeout");
+    return this;
+  }
+
+  /**
+   * Longest gap between two events of a stream, in (0, 1 h]; default 30 s.
+   *
+   * @param streamIdleTimeout the stream idle timeout; not null
+   * @return this builder
+   */
+  public LlmClientBuilder streamIdleTimeout(Duration streamIdleTimeout) {
+    this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+    return this;
+  }
+
+  /**
+   * Deadline of a whole call across all attempts and backoffs (for a stream: until it is fully
+   * read), in [0, 24 h], {@link Duration#ZERO} for none; default 10 min.
+   *
+   * @param callTimeout the call timeout; not null
+   * @return this builder
+   */
+  public LlmClientBuilder callTimeout(Duration callTimeout) {
+    this.callTimeout = requireNonNull(callTimeout, "callTimeout");
+    return this;
+  }
+
+  /**
+   * Concurrent asynchronous requests in total and per replica, in [1, 65536]; default {@value
+   * #DEFAULT_MAX_CONCURRENT_REQUESTS}. The calls beyond it wait in the OkHttp dispatcher's
+   * queue. Blocking calls and streams run on their callers' threads and are not counted.
+   *
+   * @param maxConcurrentRequests the max concurrent requests, checked at {@link #build()}
+   * @return this builder
+   */
+  public LlmClientBuilder maxConcurrentRequests(int maxConcurrentRequests) {
+    this.maxConcurrentRequests = maxConcurrentRequests;
+    return this;
+  }
+
+  /**
+   * An API key sent as {@code Authorization: Bearer <key>} with every request and metrics
+   * scrape; never logged or printed. {@code null} means no key, so {@code
+   * apiKey(System.getenv("VLLM_API_KEY"))} works whether the variable is set or not. {@link
+   * #build()} rejects a blank key and one that is not a valid header value (a line break, a
+   * control or non-ASCII character, leading or trailing whitespace), without showing it.
+   *
+   * @param apiKey the key, or null for none
+   * @return this builder
+   */
+  public LlmClientBuilder apiKey(@Nullable String apiKey) {
+    this.apiKey = apiKey;
+    return this;
+  }
+
+  /**
+   * An OkHttp client whose connection pool and threads to share. Its interceptors, TLS and proxy
+   * settings are kept; timeouts, retry-on-connection-failure and the dispatcher's limits are
+   * the client's own. OkHttp is the client's transport, so this is the one place where its type
+   * shows: it lets an application that already tunes an {@code OkHttpClient} (certificates,
+   * proxies, event listeners, tracing interceptors) reuse that work instead of repeating it.
+   *
+   * @param okHttpClient the ok http client; not null
+   * @return this builder
+   */
+  public LlmClientBuilder okHttpClient(OkHttpClient okHttpClient) {
+    this.okHttpClient = requireNonNull(okHttpClient, "okHttpClient");
+    return this;
+  }
+
+  /**
+   * Receives routing events; default none.
+   *
+   * @param listener the listener; not null
+   * @return this builder
+   */
+  public LlmClientBuilder listener(RoutingListener listener) {
+    this.listener = requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /**
+   * The time source for deadlines, the retry budget, ejections, circuit breakers and slow start;
+   * default the system ticker.
+   *
+   * @param ticker the ticker; not null
+   * @return this builder
+   */
+  public LlmClientBuilder ticker(Ticker ticker) {
+    this.ticker = requireNonNull(ticker, "ticker");
+    return this;
+  }
+
+  /**
+   * Where the fleet comes from, instead of {@link #replicas(String...) a static list}: DNS,
+   * Kubernetes EndpointSlices or your own registry (see {@link ReplicaResolver}). Started by
+   * {@link #build()}, closed by {@link LlmClient#close()}. Default none.
+   *
+   * @param resolver the resolver; not null
+   * @return this builder
+   */
+  public LlmClientBuilder resolver(ReplicaResolver resolver) {
+    this.resolver = requireNonNull(resolver, "resolver");
+    return this;
+  }
+
+  /**
+   * Active health checks (GET /health); default none: see {@link HealthCheck}.
+   *
+   * @param healthCheck the health check; not null
+   * @return this builder
+   */
+  public LlmClientBuilder healthCheck(HealthCheck healthCheck) {
+    this.healthCheck = requireNonNull(healthCheck, "healthCheck");
+    return this;
+  }
+
+  /**
+   * Passive outlier ejection; default {@link OutlierDetection#defaults()} (5 failures, 30 s).
+   *
+   * @param outlierDetection the outlier detection; not null
+   * @return this builder
+   */
+  public LlmClientBuilder outlierDetection(OutlierDetection outlierDetection) {
+    this.outlierDetection = requireNonNull(outlierDetection, "outlierDetection");
+    return this;
+  }
+
+  /**
+   * Per-replica circuit breakers; default {@link CircuitBreakerPolicy#defaults()}.
+   *
+   * @param circuitBreaker the circuit breaker; not null
+   * @return this builder
+   */
+  public LlmClientBuilder circuitBreaker(CircuitBreakerPolicy circuitBreaker) {
+    this.circuitBreaker = requireNonNull(circuitBreaker, "circuitBreaker");
+    return this;
+  }
+
+  /**
+   * The window over which a replica that joined the fleet, or came back from an ejection or
+   * from being unhealthy, ramps from 10% to all of its share of keys, in [0, 1 h] ({@link
+   * Duration#ZERO} for none); default 30 s.
+   *
+   * @param slowStart the slow start; not null
+   * @return this builder
+   */
+  public LlmClientBuilder slowStart(Duration slowStart) {
+    this.slowStart = requireNonNull(slowStart, "slowStart");
+    return this;
+  }
+
+  /**
+   * Calls allowed to wait for replicas while the fleet is empty, in [0, 65536]; default {@value
+   * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
+   * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
+   * NoReplicaAvailableException}.
+   *
+   * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
+   * @return this builder
+   */
+  public LlmClientBuilder maxWaitingCalls(int maxWaitingCalls) {
+    this.maxWaitingCalls = maxWaitingCalls;
+    return this;
+  }
+
+  /**
+   * How replicas' own load is learnt: {@code /metrics} scraping and response headers; default
+   * {@link LoadMonitoring#defaults()} (scrape every 1 s, read {@code endpoint-load-metrics}).
+   * {@link LoadMonitoring#disabled()} routes on this client's in-flight counts alone.
+   *
+   * @param loadMonitoring the load reporting; not null
+   * @return this builder
+   */
+  public LlmClientBuilder loadMonitoring(LoadMonitoring loadMonitoring) {
+    this.loadMonitoring = requireNonNull(loadMonitoring, "loadMonitoring");
+    return this;
+  }
+
+  /**
+   * Client-side admission control when every replica is saturated; default {@link
+   * Admission#disabled()}.
+   *
+   * @param admission the admission; not null
+   * @return this builder
+   */
+  public LlmClientBuilder admission(Admission admission) {
+    this.admission = requireNonNull(admission, "admission");
+    return this;
+  }
+
+  /**
+   * Validates every knob and starts a client: its resolver, health checks and load scraping
+   * begin now. The first build in a class loader also checks the class path (OkHttp 5 alone, a
+   * jackson-annotations that Jackson 3 runs on), so that a build mixing versions fails here
+   * rather than on some later call.
+   *
+   * @return a started client; close it when done
+   * @throws IllegalArgumentException naming the first knob out of range
+   * @throws IllegalStateException if the class path mixes library versions the client cannot
+   *     run on; the message names the dependency line that fixes it
+   */
+  public LlmClient build() {
+    if (invalidReplica != null) throw invalidReplica;
+    if (resolver != null && !replicas.isEmpty()) {
+      throw new IllegalArgumentException("replicas and resolver are exclusive: set one of them");
+    }
+    if (resolver == null && replicas.isEmpty()) {
+      throw new IllegalArgumentException("replicas must name at least one replica (or set a resolver)");
+    }
+    ReplicaResolver source = resolver != null ? resolver
+        : ReplicaResolver.of(ReplicaSet.of(replicas).replicas());
+    checkDuration("slowStart", slowStart, true, Duration.ofHours(1), "[0, 1 h]");
+    if (maxWaitingCalls < 0 || maxWaitingCalls > 65_536) {
+      throw new IllegalArgumentException("maxWaitingCalls must be in [0, 65536], got "
+          + maxWaitingCalls);
+    }
+    checkDuration("connectTimeout", connectTimeout, false, Duration.ofMinutes(5), "(0, 5 min]");
+    checkDuration("firstByteTimeout", firstByteTimeout, false, Duration.ofHours(1), "(0, 1 h]");
+    checkDuration("streamIdleTimeout", streamIdleTimeout, false, Duration.ofHours(1), "(0, 1 h]");
+    checkDuration("callTimeout", callTimeout, true, Duration.ofHours(24), "[0, 24 h]");
+    if (maxConcurrentRequests < 1 || maxConcurrentRequests > 65_536) {
+      throw new IllegalArgumentException("maxConcurrentRequests must be in [1, 65536], got "
+          + maxConcurrentRequests);
+    }
+    if (apiKey != null) {
+      if (apiKey.isBlank()) {
+        throw new IllegalArgumentException("apiKey must not be blank (null for no key)");
+      }
+      HeaderFields.checkValue("Authorization", apiKey, "apiKey");
+    }
+    RuntimeCompatibility.checkOnce();
+    return new LlmClient(this, source);
+  }
+
+  private static void checkDuration(String knob, Duration d, boolean zeroAllowed, Duration max,
+      String range) {
+    boolean ok = !d.isNegative() && (zeroAllowed || !d.isZero()) && d.compareTo(max) <= 0;
+    if (!ok) throw new IllegalArgumentException(knob + " must be in " + range + ", got " + d);
+  }
+
+  @Override
+  public String toString() {
+    return "LlmClientBuilder{replicas=" + replicas.size() + ", apiKey="
+        + (apiKey == null ? "none" : "<redacted>") + '}';
+  }
+}

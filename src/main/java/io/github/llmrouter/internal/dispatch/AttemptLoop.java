@@ -1,0 +1,335 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.NoReplicaAvailableException;
+import io.github.llmrouter.internal.transport.Endpoint;
+import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call, from its start to its answer or its final failure: wait for replicas if the fleet is
+ * empty, rank them once, try rank 0, and on a retryable failure fail over to the next replica of
+ * the ranking after a backoff, within the attempt limit, the retry budget and the deadline.
+ *
+ * <p>Blocking and asynchronous calls run these same steps, as OkHttp runs one interceptor chain for
+ * {@code execute} and {@code enqueue}; only how a step waits differs. A blocking call ({@link
+ * #join}) runs every step on the caller's thread: its exchanges run there, and it sleeps through
+ * backoffs and blocks while the fleet is empty. An asynchronous call ({@link #start}) holds no
+ * thread: exchanges run on OkHttp's threads, backoffs end on the scheduler's, and a wait for
+ * replicas is a future. Either way one step runs at a time, so the call's state needs no lock.
+ *
+ * <p>After each failure {@link RetryDecision#after} decides whether another attempt follows;
+ * {@link FailedAttempts} builds the exception a call ends with.
+ *
+ * @param <R> the call's result: an answer, or a stream
+ */
+final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
+  /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
+  private static final int WAIT = -2;
+
+  private final RequestDispatcher dispatcher;
+  private final Endpoint<?> endpoint;
+  private final RoutingRequest request;
+  private final byte[] body;
+  private final Exchange<R> exchange;
+  private final boolean blocking;
+  /** Whether a successful exchange keeps its in-flight counter (a stream releases it on close). */
+  private final boolean keepsCounter;
+  private final CompletableFuture<R> result;
+  private final Ticker ticker;
+  private final RoutingListener listener;
+  private final Deadline deadline;
+  private RoutingTable table;
+  /** The walk over the current round of the ranking; made at the first attempt. */
+  private @Nullable EligibleWalk walk;
+  private int attempt;
+  private final FailedAttempts failures;
+  /** After {@link #WAIT}: how long until a paused replica may be asked again. */
+  private long waitNanos;
+
+  /** The attempt in progress, or the last one. */
+  private @Nullable Attempt current;
+
+  // A blocking call's next step, and how long to wait before it.
+  private @Nullable Runnable pending;
+  private long pendingNanos;
+
+  /**
+   * @param blocking whether {@code exchange} reports before it returns: the call runs on its
+   *     caller's thread ({@link #join})
+   * @param result completed with the call's answer or final failure
+   */
+  AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      byte[] body, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+    this.dispatcher = dispatcher;
+    this.endpoint = endpoint;
+    this.request = request;
+    this.body = body;
+    this.exchange = exchange;
+    this.blocking = blocking;
+    this.keepsCounter = endpoint.streaming();
+    this.result = result;
+    this.ticker = dispatcher.config.ticker();
+    this.listener = dispatcher.config.listener();
+    this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
+    this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
+    dispatcher.budget.onCall();
+    this.table = dispatcher.fleet.table();
+  }
+
+  /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
+  static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      byte[] body, Exchange.Blocking<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, body, Exchange.blocking(exchange), true,
+        new CompletableFuture<>()).join();
+  }
+
+  /** Runs a blocking call on this thread. */
+  private R join() {
+    start();
+    while (pending != null) {
+      Runnable step = pending;
+      pending = null;
+      if (pendingNanos > 0) {
+        try {
+          TimeUnit.NANOSECONDS.sleep(pendingNanos);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          end(fail(new LlmException("interrupted while waiting to retry")));
+          break;
+        }
+      }
+      step.run();
+    }
+    try {
+      return result.join();
+    } catch (CompletionException e) {
+      throw (LlmException) e.getCause();
+    }
+  }
+
+  /** Starts the call: waits for replicas while the fleet is empty, then makes the first attempt. */
+  void start() {
+    FleetReadiness readiness = dispatcher.fleet.readiness();
+    long timeout = deadline.remainingNanos(ticker.read());
+    if (table.picker != null || (deadline.exists() && timeout <= 0) || !readiness.enter()) {
+      next(); // ends the call if the fleet is empty
+      return;
+    }
+    readiness.awaitThenLeave(blocking, timeout, closed -> {
+      if (closed != null) {
+        end(fail(closed));
+      } else { // replicas arrived, or the deadline came first: next() says which
+        table = dispatcher.fleet.table();
+        next();
+      }
+    });
+  }
+
+  /** Makes the next attempt, waits for a paused replica, or ends the call. */
+  private void next() {
+    if (result.isDone()) return; // cancelled while waiting
+    int index;
+    try {
+      index = nextReplica();
+    } catch (LlmException end) {
+      end(end);
+      return;
+    }
+    if (index == WAIT) {
+      after(waitNanos, this::next);
+      return;
+    }
+    Attempt a = held();
+    a.counter.acquire();
+    a.routed = Feedback.sent(requireNonNull(walk), a.index, ticker.read(), keepsCounter,
+        dispatcher.config.policy());
+    Call call;
+    try {
+      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos());
+    } catch (LlmException e) {
+      // The deadline passed before the exchange could start, or the request cannot be built:
+      // neither is worth another attempt, and failed() ends the call.
+      failed(e);
+      return;
+    }
+    if (!blocking) {
+      // Cancelling the caller's future cancels the exchange.
+      result.whenComplete((v, t) -> {
+        if (result.isCancelled()) call.cancel();
+      });
+    }
+    exchange.start(a, call, this);
+  }
+
+  @Override
+  public void succeeded(R value) {
+    Attempt a = held();
+    long now = ticker.read();
+    if (keepsCounter) { // a stream: its first chunk is read; its usage comes when it closes
+      Feedback.firstToken(a.routed, now);
+    } else {
+      a.counter.release();
+      Feedback.answered(a.routed, value, now);
+    }
+    a.record(table.eligibility, now, null);
+    finished(a.replica.id(), null);
+    result.complete(value);
+  }
+
+  @Override
+  public void failed(LlmException failure) {
+    Attempt a = held();
+    a.counter.release();
+    Feedback.failed(a.routed, ticker.read());
+    if (result.isCancelled()) {
+      a.abandon(table.eligibility, ticker.read()); // says nothing about the replica
+      return;
+    }
+    long backoff;
+    try {
+      backoff = afterFailure(a, failure);
+    } catch (LlmException end) {
+      end(end);
+      return;
+    }
+    after(backoff, this::next);
+  }
+
+  /** Runs {@code step} after {@code nanos}: on this thread for a blocking call. */
+  private void after(long nanos, Runnable step) {
+    if (blocking) {
+      pending = step;
+      pendingNanos = nanos;
+    } else if (nanos <= 0) {
+      step.run();
+    } else {
+      try {
+        dispatcher.scheduler.get().schedule(step, nanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        end(fail(new LlmException("client closed during a retry backoff")));
+      }
+    }
+  }
+
+  private void end(LlmException failure) {
+    result.completeExceptionally(failure);
+  }
+
+  private Attempt held() {
+    Attempt a = current;
+    if (a == null) throw new IllegalStateException("no attempt in progress");
+    return a;
+  }
+
+  /**
+   * The next replica's index; or {@link #WAIT} when the only replicas left are paused by their
+   * {@code Retry-After} and the first of them is free before the deadline; or throws the call's
+   * final failure if none is left.
+   */
+  private int nextReplica() {
+    long now = ticker.read();
+    EligibleWalk w = walk;
+    if (w == null) walk = w = newWalk(); // the first attempt
+    int index = w.next(now);
+    if (index < 0 && attempt > 0 && w.picks() > 0) {
+      // Every replica of the ranking has been tried: another round, from the key's own replica
+      // (a fleet of one retries its only replica).
+      walk = w = newWalk();
+      index = w.next(now);
+    }
+    if (index < 0) {
+      long until = w.pausedUntil();
+      if (until == Long.MIN_VALUE) throw fail(failures.giveUp("no replica left to try"));
+      long wait = Math.max(0, until - now);
+      if (deadline.reachedBy(now + wait)) {
+        throw fail(failures.giveUp("the replicas left asked, with Retry-After, not to be called "
+            + "again before the call deadline"));
+      }
+      waitNanos = wait;
+      return WAIT;
+    }
+    if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
+    current = new Attempt(index, table.replicas.get(index), table.load.counter(index), now,
+        w.permitted());
+    attempt++;
+    if (listener != RoutingListener.NONE) {
+      listener.onRouted(w.routedEvent(endpoint.operation(), attempt, table, index));
+    }
+    return index;
+  }
+
+  /** A walk over a new ranking of the request; throws if the fleet is empty. */
+  private EligibleWalk newWalk() {
+    ReplicaPicker picker = table.picker;
+    if (picker == null) {
+      throw fail(new NoReplicaAvailableException("no replicas in the fleet (none appeared "
+          + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
+    }
+    return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request,
+        dispatcher.keys);
+  }
+
+  /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */
+  private long attemptTimeoutNanos() {
+    if (!deadline.exists()) return 0;
+    long left = deadline.remainingNanos(ticker.read());
+    if (left <= 0) throw failures.deadline(deadline.timeout(), attempt, null); // ends in failed()
+    return left;
+  }
+
+  /**
+   * Records a failed attempt and returns the backoff before the next one, or throws the call's
+   * final failure if there is to be no next one.
+   */
+  private long afterFailure(Attempt failed, LlmException failure) {
+    long now = ticker.read();
+    long duration = failed.durationNanos(now);
+    failed.record(table.eligibility, now, failure);
+    failures.add(attempt, failed.replica.id(), duration, failure);
+    RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
+        dispatcher.budget, deadline, now);
+    boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
+    if (listener != RoutingListener.NONE) {
+      listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
+          failed.replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
+          decision.whyNot()));
+    }
+    switch (decision.kind()) {
+      case RETRY:
+        return decision.backoffNanos();
+      case DEADLINE:
+        throw fail(failures.deadline(deadline.timeout(), attempt, failure));
+      case REJECTED:
+        throw fail(failures.rejected(failure));
+      default:
+        throw fail(failures.giveUp(decision.giveUpMessage()));
+    }
+  }
+
+  /** Reports the call's end and returns {@code failure} for throwing. */
+  private LlmException fail(LlmException failure) {
+    finished(null, failure);
+    return failure;
+  }
+
+  private void finished(@Nullable String replicaId, @Nullable LlmException failure) {
+    if (listener == RoutingListener.NONE) return;
+    listener.onCallFinished(new CallFinishedEvent(endpoint.operation(), request.model(), attempt,
+        replicaId, ticker.read() - deadline.startNanos(), failure));
+  }
+}

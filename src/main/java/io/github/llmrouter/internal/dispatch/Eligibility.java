@@ -1,0 +1,152 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.health.ReplicaStatus;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which replicas of one membership snapshot may take an attempt now, and the bookkeeping of each
+ * attempt's outcome. Thread-safe: immutable arrays indexed like the snapshot, pointing at
+ * per-replica objects whose state is atomic; deciding costs a few volatile reads and, for a replica
+ * with a breaker, one lock-free permission check.
+ */
+final class Eligibility {
+  /** The replica may take the attempt. */
+  static final int ADMIT = 0;
+  /** Eligible, but its slow start declines this key: try it only if nothing better is left. */
+  static final int DEFER = 1;
+  /** Unhealthy, ejected or behind an open breaker: try it only in panic. */
+  static final int SKIP = 2;
+  /**
+   * Paused by its own {@code Retry-After}: never tried before the pause ends, not even in panic;
+   * a call with nothing else left waits for it.
+   */
+  static final int PAUSED = 3;
+
+  private final StatusTracker tracker;
+  private final ReplicaBreakers breakerSource;
+  private final long maxPauseNanos;
+  private final ReplicaStatus[] statuses;
+  private final CircuitBreaker @Nullable [] breakers;
+
+  private Eligibility(StatusTracker tracker, ReplicaBreakers breakerSource, long maxPauseNanos,
+      ReplicaSet replicas) {
+    this.tracker = tracker;
+    this.breakerSource = breakerSource;
+    this.maxPauseNanos = maxPauseNanos;
+    this.statuses = tracker.statusesOf(replicas);
+    this.breakers = breakerSource.forSnapshot(replicas);
+  }
+
+  /**
+   * @param maxPause the longest pause a {@code Retry-After} may ask for ({@code
+   *     RetryPolicy.maxRetryAfter}); zero ignores the header
+   */
+  static Eligibility of(StatusTracker tracker, ReplicaBreakers breakers, Duration maxPause,
+      ReplicaSet replicas) {
+    return new Eligibility(tracker, breakers, maxPause.toNanos(), replicas);
+  }
+
+  Eligibility next(ReplicaSet replicas) {
+    return new Eligibility(tracker, breakerSource, maxPauseNanos, replicas);
+  }
+
+  /**
+   * Whether replica {@code index} may take an attempt at ticker time {@code now}, for a request
+   * whose key sits at {@code keyFraction} in [0, 1) (a slow-starting replica takes the keys below
+   * its share). On {@link #ADMIT} with a breaker, a breaker permission is held and must be
+   * returned through {@link #record}.
+   */
+  int admit(int index, long now, KeyFraction keyFraction) {
+    ReplicaStatus h = statuses[index];
+    if (!h.isHealthy() || h.isEjected(now)) return SKIP;
+    if (h.isPaused(now)) return PAUSED;
+    double share = h.slowStartShare(now);
+    if (share < 1.0 && keyFraction.get() >= share) return DEFER;
+    if (breakers != null && !breakers[index].tryAcquirePermission()) return SKIP;
+    return ADMIT;
+  }
+
+  /** The ticker time until which replica {@code index} asked not to be called. */
+  long pausedUntil(int index) {
+    return statuses[index].pausedUntil();
+  }
+
+  /**
+   * Records an attempt's outcome on replica {@code index}: success when {@code failure} is null.
+   * A failure carrying {@code Retry-After} pauses the replica for that long (at most the maximum),
+   * for every call.
+   *
+   * @param permitted whether {@link #admit} took a breaker permission for it (false in panic or
+   *     for a deferred pick taken without one)
+   * @param now the ticker time of the outcome
+   */
+  void record(int index, boolean permitted, long now, long durationNanos,
+      @Nullable LlmException failure) {
+    ReplicaStatus h = statuses[index];
+    if (failure instanceof ReplicaHttpException && maxPauseNanos > 0) {
+      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
+      if (retryAfter != null && !retryAfter.isZero()) {
+        tracker.onRetryAfter(h, now + Math.min(retryAfter.toNanos(), maxPauseNanos));
+      }
+    }
+    CircuitBreaker breaker = breakers == null || !permitted ? null : breakers[index];
+    if (failure == null) {
+      tracker.onSuccess(h);
+      if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
+    } else if (isReplicaFault(failure)) {
+      tracker.onFailure(h, describe(failure));
+      if (breaker != null) breaker.onError(durationNanos, TimeUnit.NANOSECONDS, failure);
+    } else if (failure instanceof ReplicaHttpException) {
+      // A 4xx (429 included) is the replica judging the request: the replica itself works.
+      tracker.onSuccess(h);
+      if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
+    } else if (breaker != null) {
+      breaker.releasePermission(); // the caller's deadline or an interruption: says nothing
+    }
+  }
+
+  /** Takes a breaker permission for a pick made without one, if the breaker allows it. */
+  boolean tryPermit(int index) {
+    return breakers != null && breakers[index].tryAcquirePermission();
+  }
+
+  /** The breaker state of replica {@code index}, or null without breakers. */
+  @Nullable CircuitBreaker breaker(int index) {
+    return breakers == null ? null : breakers[index];
+  }
+
+  /** The failures that say something about the replica rather than the request or the caller. */
+  static boolean isReplicaFault(LlmException failure) {
+    if (failure instanceof ReplicaHttpException) {
+      return ((ReplicaHttpException) failure).status() >= 500;
+    }
+    if (failure instanceof LlmTimeoutException) return failure.isRetryable(); // not the deadline
+    return failure instanceof ReplicaUnreachableException
+        || failure instanceof MalformedResponseException;
+  }
+
+  private static String describe(LlmException failure) {
+    if (failure instanceof ReplicaHttpException) {
+      return "HTTP " + ((ReplicaHttpException) failure).status();
+    }
+    if (failure instanceof LlmTimeoutException) return "timeout";
+    if (failure instanceof MalformedResponseException) return "malformed response";
+    Throwable cause = failure.getCause();
+    return cause == null ? "unreachable" : "unreachable (" + cause.getClass().getSimpleName() + ")";
+  }
+
+  /** The request's position in [0, 1) for slow start; computed only when a replica is warming. */
+  interface KeyFraction {
+    double get();
+  }
+}

@@ -1,0 +1,82 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.api.ChatChunk;
+import io.github.llmrouter.api.ChatResponse;
+import io.github.llmrouter.api.CompletionResponse;
+import io.github.llmrouter.api.EmbeddingResponse;
+import io.github.llmrouter.api.Usage;
+import io.github.llmrouter.routing.RoutedAttempt;
+import io.github.llmrouter.routing.RoutingPolicy;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells a policy what became of an attempt it ranked: that it was sent, its first token, and the
+ * usage the replica reported (prompt tokens and cached prompt tokens), or its failure. A policy
+ * that throws is logged and ignored: learning is advice, and the call's outcome must not depend on
+ * it. The {@link AttemptLoop} calls these where an attempt is sent, succeeds or fails; a stream's
+ * usage is read from its last chunk when it closes.
+ */
+final class Feedback {
+  private static final Logger log = LoggerFactory.getLogger(Feedback.class);
+
+  private Feedback() {}
+
+  /**
+   * The attempt on {@code index}, the last pick of {@code walk}, is being sent ({@code streamed}:
+   * its first token will be seen). Only the ranking's own pick is its to account for (not a
+   * replica revisited after a pause); otherwise, or if the policy fails to say, {@link
+   * RoutedAttempt#IGNORED}.
+   */
+  static RoutedAttempt sent(EligibleWalk walk, int index, long now, boolean streamed,
+      RoutingPolicy policy) {
+    if (!walk.fromRanking()) return RoutedAttempt.IGNORED;
+    try {
+      RoutedAttempt routed = walk.ranking().sent(index, now, streamed);
+      return routed == null ? RoutedAttempt.IGNORED : routed;
+    } catch (RuntimeException e) {
+      log.warn("RoutingPolicy {} failed to record a sent request; ignoring", policy.name(), e);
+      return RoutedAttempt.IGNORED;
+    }
+  }
+
+  static void firstToken(RoutedAttempt routed, long now) {
+    if (routed == RoutedAttempt.IGNORED) return;
+    try {
+      routed.firstToken(now);
+    } catch (RuntimeException e) {
+      log.warn("RoutedAttempt.firstToken threw; ignoring", e);
+    }
+  }
+
+  /** The replica answered with {@code value} (a response, or a stream's last chunk; or null). */
+  static void answered(RoutedAttempt routed, @Nullable Object value, long now) {
+    if (routed == RoutedAttempt.IGNORED) return;
+    Usage usage = usageOf(value);
+    long prompt = usage == null || usage.promptTokens() <= 0 ? -1 : usage.promptTokens();
+    long cached = usage == null ? -1 : usage.cachedTokens();
+    try {
+      routed.completed(prompt, cached, now);
+    } catch (RuntimeException e) {
+      log.warn("RoutedAttempt.completed threw; ignoring", e);
+    }
+  }
+
+  static void failed(RoutedAttempt routed, long now) {
+    if (routed == RoutedAttempt.IGNORED) return;
+    try {
+      routed.failed(now);
+    } catch (RuntimeException e) {
+      log.warn("RoutedAttempt.failed threw; ignoring", e);
+    }
+  }
+
+  private static @Nullable Usage usageOf(@Nullable Object value) {
+    if (value instanceof ChatResponse r) return r.usage();
+    if (value instanceof ChatChunk c) return c.usage();
+    if (value instanceof CompletionResponse r) return r.usage();
+    if (value instanceof EmbeddingResponse r) return r.usage();
+    return null;
+  }
+}

@@ -1,0 +1,111 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Lets calls wait for the fleet to have replicas (at start-up, or after scaling to zero), at most
+ * {@code maxWaiters} at a time; and completes {@link #firstReady()} when the first replicas
+ * arrive. Thread-safe.
+ */
+final class FleetReadiness {
+  private final int maxWaiters;
+  private final AtomicInteger waiters = new AtomicInteger();
+  private final CompletableFuture<List<Replica>> firstReady = new CompletableFuture<>();
+  /** Complete while the fleet has replicas; replaced by a fresh one when it empties. */
+  private volatile CompletableFuture<Void> nonEmpty = new CompletableFuture<>();
+  private volatile boolean closed;
+
+  FleetReadiness(int maxWaiters) {
+    this.maxWaiters = maxWaiters;
+  }
+
+  /** Called with every new snapshot, under the dispatcher's update lock. */
+  void onSnapshot(ReplicaSet replicas) {
+    if (!replicas.isEmpty()) {
+      firstReady.complete(replicas.replicas());
+      nonEmpty.complete(null);
+    } else if (nonEmpty.isDone() && !closed) {
+      nonEmpty = new CompletableFuture<>();
+    }
+  }
+
+  CompletableFuture<List<Replica>> firstReady() {
+    return firstReady;
+  }
+
+  /** Fails every waiting call and every later wait. */
+  void close() {
+    closed = true;
+    LlmException e = new LlmException("client closed while waiting for replicas");
+    nonEmpty.completeExceptionally(e);
+    firstReady.completeExceptionally(e);
+  }
+
+  /**
+   * Takes a waiter slot.
+   *
+   * @return false when {@code maxWaiters} calls are already waiting
+   */
+  boolean enter() {
+    while (true) {
+      int n = waiters.get();
+      if (n >= maxWaiters) return false;
+      if (waiters.compareAndSet(n, n + 1)) return true;
+    }
+  }
+
+  void leave() {
+    waiters.decrementAndGet();
+  }
+
+  /** Calls waiting now. */
+  int waiting() {
+    return waiters.get();
+  }
+
+  /**
+   * After {@link #enter}: waits until the fleet has replicas or {@code timeoutNanos} have passed
+   * (0 = no limit), leaves, then runs {@code then} with null, or with the reason the wait failed
+   * (the client closed, the thread was interrupted). {@code blocking}: on this thread, before
+   * returning; otherwise without a thread, on the one that ends the wait.
+   */
+  void awaitThenLeave(boolean blocking, long timeoutNanos,
+      Consumer<@Nullable LlmException> then) {
+    CompletableFuture<Void> f = nonEmpty;
+    if (!blocking) {
+      if (timeoutNanos > 0) f = f.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+      f.whenComplete((v, t) -> {
+        leave();
+        Throwable cause = t instanceof CompletionException ? t.getCause() : t;
+        then.accept(cause instanceof LlmException ? (LlmException) cause : null);
+      });
+      return;
+    }
+    LlmException failure = null;
+    try {
+      if (timeoutNanos <= 0) f.get();
+      else f.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      // the caller finds the fleet still empty
+    } catch (ExecutionException e) {
+      failure = (LlmException) e.getCause();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure = new LlmException("interrupted while waiting for replicas");
+    } finally {
+      leave();
+    }
+    then.accept(failure);
+  }
+}

@@ -1,0 +1,123 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.LoadReportSink;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fleet as the dispatcher sees it: the current {@link RoutingTable} (membership snapshot,
+ * picker, load view, eligibility), replaced whole when membership changes so that a call sees one
+ * consistent fleet for all its attempts; the calls waiting for replicas; the admission queue; and
+ * the destination of the load reports the transport reads. Thread-safe: reads are one volatile
+ * read; membership updates are serialized.
+ */
+public final class FleetState implements LoadReportSink {
+  private final RoutingPolicy policy;
+  private final FleetReadiness readiness;
+  private final @Nullable AdmissionGate admission;
+  private volatile RoutingTable table;
+
+  /**
+   * An empty fleet.
+   *
+   * @param config the client's dispatch configuration
+   * @param statuses the replicas' health, ejections, pauses and slow start
+   * @param scheduler where admission waits time out; asked for lazily
+   */
+  public FleetState(DispatcherConfig config, StatusTracker statuses,
+      Supplier<ScheduledExecutorService> scheduler) {
+    this.policy = config.policy();
+    ReplicaSet none = ReplicaSet.empty();
+    ReplicaBreakers breakers =
+        new ReplicaBreakers(config.circuitBreaker(), config.ticker(), config.listener());
+    this.table = RoutingTable.initial(
+        LocalLoad.of(none, config.ticker(), config.reportStaleAfter()), policy,
+        Eligibility.of(statuses, breakers, config.retry().maxRetryAfter(), none));
+    this.readiness = new FleetReadiness(config.maxWaitingCalls());
+    readiness.onSnapshot(none);
+    if (config.admission().enabled()) {
+      AdmissionGate gate = new AdmissionGate(config.admission(), () -> table.load, scheduler);
+      table.load.onRelease(gate::onLoadChanged); // a completion may make room
+      this.admission = gate;
+    } else {
+      this.admission = null;
+    }
+  }
+
+  /**
+   * Replaces the fleet; calls in progress finish on the snapshot they started with.
+   *
+   * @param replicas the new membership
+   */
+  public synchronized void update(ReplicaSet replicas) {
+    requireNonNull(replicas, "replicas");
+    if (!replicas.equals(table.replicas)) table = table.next(replicas, policy);
+    readiness.onSnapshot(replicas);
+  }
+
+  /**
+   * Publishes a load report for {@code replica} (ignored if it is not in the fleet). A report from
+   * a response header is taken relative to the in-flight count without that response's own
+   * request.
+   */
+  @Override
+  public void report(Replica replica, LoadReport report) {
+    table.load.publish(replica.id(), report, report.source() == LoadReport.Source.HEADER);
+    if (admission != null) admission.onLoadChanged();
+  }
+
+  /** {@return the current membership snapshot} */
+  public ReplicaSet replicas() {
+    return table.replicas;
+  }
+
+  /** {@return the current load view: in-flight counts and reports, indexed like the snapshot} */
+  public LocalLoad load() {
+    return table.load;
+  }
+
+  /**
+   * This client's requests in flight on one replica.
+   *
+   * @param replicaId a {@link Replica#id()}
+   * @return the count, 0 for a replica not in the fleet
+   */
+  public int inFlight(String replicaId) {
+    RoutingTable t = table;
+    int i = t.replicas.indexOf(replicaId);
+    return i < 0 ? 0 : t.load.inFlight(i);
+  }
+
+  /** {@return a future of the first non-empty membership (complete at once if there is one)} */
+  public CompletableFuture<List<Replica>> whenReady() {
+    return readiness.firstReady();
+  }
+
+  /** Fails the calls waiting for replicas, and every later wait; called when the client closes. */
+  public void close() {
+    readiness.close();
+  }
+
+  RoutingTable table() {
+    return table;
+  }
+
+  FleetReadiness readiness() {
+    return readiness;
+  }
+
+  @Nullable AdmissionGate admission() {
+    return admission;
+  }
+}

@@ -1,0 +1,149 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.api.ApiObject;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.api.StreamChunk;
+import io.github.llmrouter.internal.transport.Endpoint;
+import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.observe.PanicEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.routing.KeyExtractor;
+import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.RoutingRequest;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * Runs every call of a client: admission, then the {@link AttemptLoop} over the request's ranking
+ * of the current {@link FleetState}, each attempt an exchange through the {@link HttpTransport}.
+ * Blocking, asynchronous and streaming calls differ only in how an exchange runs and how the loop
+ * waits. Keeps what calls share: the retry budget and whether the fleet is in panic. Thread-safe.
+ *
+ * <p>Where routing plugs in: the {@code RoutingPolicy}'s picker ranks each request once per round
+ * ({@code AttemptLoop.newWalk}); an {@link EligibleWalk} skips replicas that are unhealthy, ejected,
+ * paused or behind an open circuit breaker, and defers those whose slow start declines the key; if
+ * no replica is eligible the call goes to all of them in ranking order (panic). Each pick is
+ * reported as a {@code RoutedEvent} (with the policy's predictions when the pick was its own);
+ * each attempt's outcome feeds outlier detection and the replica's breaker ({@link
+ * Eligibility#record}), and goes back to the policy ({@link Feedback}: sent, first token, usage
+ * with cached tokens, failure).
+ */
+public final class RequestDispatcher {
+  final DispatcherConfig config;
+  final FleetState fleet;
+  final HttpTransport transport;
+  final Supplier<ScheduledExecutorService> scheduler;
+  final RetryBudget budget;
+  /** A request's ring key, as the policy computes it: a slow start admits keys by it. */
+  final KeyExtractor keys;
+  private final AtomicBoolean panic = new AtomicBoolean();
+
+  /**
+   * A dispatcher for one client.
+   *
+   * @param config the dispatch configuration
+   * @param fleet the replicas to route to, as membership changes
+   * @param transport runs each attempt's exchange
+   * @param scheduler where asynchronous calls wait out their backoffs; asked for lazily
+   */
+  public RequestDispatcher(DispatcherConfig config, FleetState fleet, HttpTransport transport,
+      Supplier<ScheduledExecutorService> scheduler) {
+    this.config = requireNonNull(config, "config");
+    this.fleet = requireNonNull(fleet, "fleet");
+    this.transport = requireNonNull(transport, "transport");
+    this.scheduler = requireNonNull(scheduler, "scheduler");
+    this.budget = new RetryBudget(config.retry(), config.ticker());
+    this.keys = config.policy() instanceof PrefixHash p ? p.keyExtractor()
+        : KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS);
+  }
+
+  /**
+   * A blocking call, run on this thread.
+   *
+   * @param <T> the answer type
+   * @param endpoint the operation
+   * @param request what routing needs
+   * @param body from {@link Endpoint#body}
+   * @return the answer, never null
+   * @throws LlmException the call's failure, by the rule documented on {@code LlmException}
+   */
+  public <T> T call(Endpoint<T> endpoint, RoutingRequest request, byte[] body) {
+    admit();
+    return AttemptLoop.run(this, endpoint, request, body,
+        (attempt, call) -> transport.execute(attempt.replica, call, endpoint));
+  }
+
+  /**
+   * An asynchronous call: waits for admission, replicas and backoffs without holding a thread.
+   *
+   * @param <T> the answer type
+   * @param endpoint the operation
+   * @param request what routing needs
+   * @param body from {@link Endpoint#body}
+   * @return completes on an OkHttp or scheduler thread with the answer (never null) or an {@link
+   *     LlmException}; cancelling it cancels the exchange in progress
+   */
+  public <T> CompletableFuture<T> callAsync(Endpoint<T> endpoint, RoutingRequest request,
+      byte[] body) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    AdmissionGate gate = fleet.admission();
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, body,
+        (attempt, call, outcome) -> transport.enqueue(attempt.replica, call, endpoint, outcome),
+        false, result).start();
+    if (gate == null) {
+      start.run();
+    } else {
+      gate.admitAsync().whenComplete((admitted, refused) -> {
+        if (refused != null) result.completeExceptionally(refused);
+        else if (!result.isDone()) start.run(); // not cancelled while waiting
+      });
+    }
+    return result;
+  }
+
+  /**
+   * A streaming call, run on this thread: returns once the first chunk has arrived. Failures
+   * before it are retried like any call's; after it, the stream belongs to the caller and is never
+   * replayed. The stream holds its replica's in-flight count until it is closed.
+   *
+   * @param <T> the chunk type
+   * @param endpoint the streaming operation
+   * @param request what routing needs
+   * @param body from {@link Endpoint#body}, asking for a stream
+   * @return the stream, its first chunk read
+   * @throws LlmException the call's failure before its first chunk
+   */
+  public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
+      RoutingRequest request, byte[] body) {
+    admit();
+    return AttemptLoop.run(this, endpoint, request, body,
+        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, last -> {
+          attempt.counter.release();
+          Feedback.answered(attempt.routed, last, config.ticker().read()); // usage in the last chunk
+        }));
+  }
+
+  /** Blocks until admission control lets the call in; throws if it does not in time. */
+  private void admit() {
+    AdmissionGate gate = fleet.admission();
+    if (gate != null) gate.await();
+  }
+
+  /**
+   * The first attempt of a call found the fleet in panic ({@code panicked}: no replica eligible)
+   * or not: reports the moments panic begins and ends.
+   */
+  void panicked(boolean panicked, int replicas) {
+    if (panic.get() == panicked || !panic.compareAndSet(!panicked, panicked)) return;
+    RoutingListener listener = config.listener();
+    if (listener == RoutingListener.NONE) return;
+    listener.onPanic(new PanicEvent(panicked, replicas, panicked
+        ? "no replica is eligible (unhealthy, ejected or circuit open): routing to all"
+        : "an eligible replica is back"));
+  }
+}

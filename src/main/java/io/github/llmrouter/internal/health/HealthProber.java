@@ -1,0 +1,166 @@
+package io.github.llmrouter.internal.health;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the active health checks a {@link HealthCheck} configures: polls every replica's health
+ * endpoint on the client's scheduler and reports flips to the {@link StatusTracker}. One probe per
+ * replica id; a probe's next check is scheduled only when the previous one has finished, so a slow
+ * replica never has two checks in flight, and checks run on OkHttp's threads, never on a
+ * request's. Thread-safe.
+ */
+public final class HealthProber implements AutoCloseable {
+  private final HealthCheck config;
+  private final OkHttpClient http;
+  private final StatusTracker tracker;
+  private final Supplier<ScheduledExecutorService> scheduler;
+  private final SplittableRandom random; // guarded by this
+  private final Map<String, Probe> probes = new HashMap<>(); // guarded by this
+  private boolean closed; // guarded by this
+
+  /**
+   * A prober with no replica to check yet (see {@link #update}).
+   *
+   * @param config what to check, how often, and when a replica flips
+   * @param http the client's OkHttp client; each check gets {@link HealthCheck#timeout()} as its
+   *     whole-call timeout
+   * @param tracker receives the flips
+   * @param scheduler where checks wait for their turn; asked for lazily
+   * @param seed seeds the jitter
+   */
+  public HealthProber(HealthCheck config, OkHttpClient http, StatusTracker tracker,
+      Supplier<ScheduledExecutorService> scheduler, long seed) {
+    this.config = requireNonNull(config, "config");
+    this.http = requireNonNull(http, "http");
+    this.tracker = requireNonNull(tracker, "tracker");
+    this.scheduler = requireNonNull(scheduler, "scheduler");
+    this.random = new SplittableRandom(seed);
+  }
+
+  /** Starts probes for replicas that joined, stops those of replicas that left. */
+  public synchronized void update(ReplicaSet replicas) {
+    if (closed) return;
+    Map<String, Replica> next = new HashMap<>();
+    for (Replica r : replicas.replicas()) next.put(r.id(), r);
+    probes.entrySet().removeIf(e -> {
+      Replica r = next.get(e.getKey());
+      if (r != null && r.equals(e.getValue().replica)) return false;
+      e.getValue().stop();
+      return true;
+    });
+    for (Replica r : replicas.replicas()) {
+      if (probes.containsKey(r.id())) continue;
+      Probe p = new Probe(r);
+      probes.put(r.id(), p);
+      // The first check at a random point of the first interval spreads a fleet's checks out.
+      p.schedule((long) (random.nextDouble() * config.interval().toNanos()));
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    probes.values().forEach(Probe::stop);
+    probes.clear();
+  }
+
+  private synchronized long nextDelayNanos() {
+    double spread = config.jitter() * (2 * random.nextDouble() - 1);
+    return (long) (config.interval().toNanos() * (1 + spread));
+  }
+
+  /** The checks of one replica. */
+  private final class Probe implements Callback {
+    final Replica replica;
+    private final Request request;
+    private volatile boolean stopped;
+    private volatile @Nullable ScheduledFuture<?> next;
+    private volatile @Nullable Call inFlight;
+    // Touched by one check at a time: the next is scheduled only after this one ends.
+    private int passed;
+    private int failed;
+
+    Probe(Replica replica) {
+      this.replica = replica;
+      Request.Builder b = new Request.Builder().url(replica.url(config.path())).get();
+      for (Map.Entry<String, String> h : replica.headers().entrySet()) b.header(h.getKey(), h.getValue());
+      this.request = b.build();
+    }
+
+    void schedule(long delayNanos) {
+      if (stopped) return;
+      try {
+        next = scheduler.get().schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closedClient) {
+        stopped = true;
+      }
+    }
+
+    void check() {
+      if (stopped) return;
+      Call call = http.newCall(request);
+      call.timeout().timeout(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+      inFlight = call;
+      call.enqueue(this);
+    }
+
+    @Override
+    public void onResponse(Call call, Response response) {
+      int status;
+      try (response) {
+        status = response.code();
+      }
+      if (status >= 200 && status < 300) passed("HTTP " + status);
+      else failed("HTTP " + status);
+    }
+
+    @Override
+    public void onFailure(Call call, IOException e) {
+      if (stopped) return;
+      failed(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"));
+    }
+
+    private void passed(String what) {
+      failed = 0;
+      if (++passed >= config.healthyThreshold()) {
+        tracker.setHealthy(replica.id(), true, passed + " passed checks, last: " + what);
+      }
+      schedule(nextDelayNanos());
+    }
+
+    private void failed(String what) {
+      passed = 0;
+      if (++failed >= config.unhealthyThreshold()) {
+        tracker.setHealthy(replica.id(), false, failed + " failed checks, last: " + what);
+      }
+      schedule(nextDelayNanos());
+    }
+
+    void stop() {
+      stopped = true;
+      ScheduledFuture<?> f = next;
+      if (f != null) f.cancel(false);
+      Call c = inFlight;
+      if (c != null) c.cancel();
+    }
+  }
+}

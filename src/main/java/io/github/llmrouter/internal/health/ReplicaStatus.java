@@ -1,0 +1,105 @@
+package io.github.llmrouter.internal.health;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What decides whether one replica may take traffic now: whether active health checks pass,
+ * whether outlier detection has ejected it, whether it asked to be left alone for a while ({@code
+ * Retry-After}), and how far along its slow start is. One object per replica id, kept across
+ * membership snapshots by its {@link StatusTracker}. Thread-safe and read on the request path:
+ * every read is a plain volatile read; every write comes from a failure, a health check or an
+ * expiry.
+ */
+public final class ReplicaStatus {
+  static final long NEVER = Long.MIN_VALUE;
+
+  private final String id;
+  private final StatusTracker tracker;
+  volatile boolean healthy = true;
+  final AtomicLong ejectedUntil = new AtomicLong(NEVER);
+  volatile long warmingSince = NEVER;
+  /** Ticker time until which the replica asked not to be called (Retry-After), or NEVER. */
+  final AtomicLong pausedUntil = new AtomicLong(NEVER);
+  final AtomicInteger consecutiveFailures = new AtomicInteger();
+  // Guarded by the tracker: ejection bookkeeping, touched only when ejecting.
+  int ejections;
+  long lastEjectionEnd = NEVER;
+
+  ReplicaStatus(String id, StatusTracker tracker) {
+    this.id = id;
+    this.tracker = tracker;
+  }
+
+  /** {@return the replica's id} */
+  public String id() {
+    return id;
+  }
+
+  /** {@return whether active health checks pass (true when none are configured)} */
+  public boolean isHealthy() {
+    return healthy;
+  }
+
+  /**
+   * Whether outlier detection has the replica ejected at ticker time {@code now}. The first reader
+   * to see an ejection expire ends it (and reports it), so no timer is needed.
+   *
+   * @param now a reading of the client's ticker
+   * @return true while the ejection lasts
+   */
+  public boolean isEjected(long now) {
+    long until = ejectedUntil.get();
+    if (until == NEVER) return false;
+    if (now - until < 0) return true;
+    tracker.ejectionEnded(this, until);
+    return false;
+  }
+
+  /**
+   * Whether the replica asked, with {@code Retry-After}, not to be called now.
+   *
+   * @param now the ticker time
+   * @return true while the pause lasts
+   */
+  public boolean isPaused(long now) {
+    long until = pausedUntil.get();
+    return until != NEVER && now - until < 0;
+  }
+
+  /**
+   * When the replica's {@code Retry-After} pause ends.
+   *
+   * @return the ticker time until which it asked not to be called, in the past once the pause is
+   *     over, or {@link Long#MIN_VALUE} if it never asked
+   */
+  public long pausedUntil() {
+    return pausedUntil.get();
+  }
+
+  /**
+   * The share of keys the replica accepts at ticker time {@code now}: 1.0 once warm, ramping
+   * linearly from {@link StatusTracker#SLOW_START_MIN_SHARE} over the slow-start window after it
+   * joined or came back.
+   *
+   * @param now a reading of the client's ticker
+   * @return the share, in (0, 1]
+   */
+  public double slowStartShare(long now) {
+    long since = warmingSince;
+    if (since == NEVER) return 1.0;
+    return tracker.share(this, since, now);
+  }
+
+  /** {@return the consecutive replica failures since the last success or ejection} */
+  public int consecutiveFailures() {
+    return consecutiveFailures.get();
+  }
+
+  @Override
+  public String toString() {
+    return "ReplicaStatus{id=" + id + ", healthy=" + healthy + ", ejected="
+        + (ejectedUntil.get() != NEVER) + ", paused=" + (pausedUntil.get() != NEVER)
+        + ", warming=" + (warmingSince != NEVER) + '}';
+  }
+}

@@ -1,0 +1,210 @@
+package io.github.llmrouter.internal.health;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.HealthChangedEvent;
+import io.github.llmrouter.observe.MembershipEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keeps the {@link ReplicaStatus} of every replica of the fleet, by id, and changes it on what
+ * happens to the replica: membership changes (reported as events), attempt outcomes (passive
+ * outlier detection, configured by {@link OutlierDetection}), pauses asked for with {@code
+ * Retry-After}, verdicts of the {@link HealthProber}, and slow start after a replica joins or
+ * comes back. Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields,
+ * no locks); this class's lock is taken only to change membership or to eject.
+ */
+public final class StatusTracker {
+  /**
+   * The share of keys a replica accepts at the start of its slow start: {@value} (Envoy's default
+   * minimum weight percent), so that it gets some traffic to warm up from the first moment.
+   */
+  public static final double SLOW_START_MIN_SHARE = 0.1;
+
+  private final OutlierDetection outliers;
+  private final long slowStartNanos;
+  private final Ticker ticker;
+  private final RoutingListener listener;
+  private final ConcurrentHashMap<String, ReplicaStatus> byId = new ConcurrentHashMap<>();
+  private ReplicaSet current = ReplicaSet.empty(); // guarded by this
+
+  /**
+   * A tracker of an empty fleet.
+   *
+   * @param outliers when failures eject a replica
+   * @param slowStart the slow-start window ({@link Duration#ZERO} for none)
+   * @param ticker the client's time source
+   * @param listener receives membership, ejection and health events; must not throw
+   */
+  public StatusTracker(OutlierDetection outliers, Duration slowStart, Ticker ticker,
+      RoutingListener listener) {
+    this.outliers = requireNonNull(outliers, "outliers");
+    this.slowStartNanos = requireNonNull(slowStart, "slowStart").toNanos();
+    this.ticker = requireNonNull(ticker, "ticker");
+    this.listener = requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Records a new membership snapshot: reports who joined, left or changed, and starts the slow
+   * start of replicas that joined a fleet that already had replicas (the first replicas of an
+   * empty fleet have nobody to share with, so they take their full share at once).
+   */
+  public synchronized void update(ReplicaSet next, String reason) {
+    requireNonNull(next, "next");
+    ReplicaSet previous = current;
+    if (previous.equals(next)) return;
+    current = next;
+    long now = ticker.read();
+    Map<String, Replica> before = new HashMap<>();
+    for (Replica r : previous.replicas()) before.put(r.id(), r);
+    for (Replica r : next.replicas()) {
+      Replica old = before.remove(r.id());
+      if (old == null) {
+        ReplicaStatus h = byId.computeIfAbsent(r.id(), id -> new ReplicaStatus(id, this));
+        if (!previous.isEmpty() && slowStartNanos > 0) h.warmingSince = now;
+        emit(l -> l.onMembershipChanged(new MembershipEvent(r.id(), MembershipEvent.Change.ADDED,
+            reason, next.size())));
+      } else if (!old.equals(r)) {
+        emit(l -> l.onMembershipChanged(new MembershipEvent(r.id(),
+            MembershipEvent.Change.UPDATED, reason, next.size())));
+      }
+    }
+    for (String gone : before.keySet()) {
+      byId.remove(gone);
+      emit(l -> l.onMembershipChanged(new MembershipEvent(gone, MembershipEvent.Change.REMOVED,
+          reason, next.size())));
+    }
+  }
+
+  /**
+   * The statuses of {@code snapshot}'s replicas, at their snapshot indices; a replica the tracker
+   * has not seen yet gets a fresh status.
+   *
+   * @param snapshot a membership snapshot
+   * @return a new array, indexed like the snapshot
+   */
+  public ReplicaStatus[] statusesOf(ReplicaSet snapshot) {
+    ReplicaStatus[] health = new ReplicaStatus[snapshot.size()];
+    for (int i = 0; i < health.length; i++) {
+      health[i] = byId.computeIfAbsent(snapshot.get(i).id(), id -> new ReplicaStatus(id, this));
+    }
+    return health;
+  }
+
+  /**
+   * The status of one replica.
+   *
+   * @param id a {@link Replica#id()}
+   * @return its status, or null if it is not in the fleet
+   */
+  public @Nullable ReplicaStatus get(String id) {
+    return byId.get(id);
+  }
+
+  /** A call on the replica succeeded (or failed through no fault of the replica). */
+  public void onSuccess(ReplicaStatus health) {
+    // Read before writing: on a healthy fleet the counter is 0 and the cache line stays shared.
+    if (health.consecutiveFailures.get() != 0) health.consecutiveFailures.set(0);
+  }
+
+  /** A call on the replica failed through the replica's fault; may eject it. */
+  public void onFailure(ReplicaStatus health, String what) {
+    if (!outliers.enabled()) return;
+    int failures = health.consecutiveFailures.incrementAndGet();
+    if (failures >= outliers.consecutiveFailures()) eject(health, failures, what);
+  }
+
+  /**
+   * The replica answered with {@code Retry-After}: it is not to be called before ticker time
+   * {@code until}. A later pause extends an earlier one, never shortens it; a success does not end
+   * it (answers in flight when it was asked for say nothing about it).
+   *
+   * @param health the replica
+   * @param until ticker time before which it is not to be called
+   */
+  public void onRetryAfter(ReplicaStatus health, long until) {
+    long current;
+    do {
+      current = health.pausedUntil.get();
+      if (current != ReplicaStatus.NEVER && until - current <= 0) return;
+    } while (!health.pausedUntil.compareAndSet(current, until));
+  }
+
+  /** Active health checking decided the replica with {@code id} is (un)healthy. */
+  public void setHealthy(String id, boolean healthy, String reason) {
+    ReplicaStatus h = byId.get(id);
+    if (h == null || h.healthy == healthy) return;
+    h.healthy = healthy;
+    if (healthy && slowStartNanos > 0) h.warmingSince = ticker.read();
+    emit(l -> l.onHealthChanged(new HealthChangedEvent(id, healthy, reason)));
+  }
+
+  private synchronized void eject(ReplicaStatus h, int failures, String what) {
+    if (byId.get(h.id()) != h) return; // left the fleet meanwhile
+    long now = ticker.read();
+    if (h.isEjected(now)) return;
+    int size = current.size();
+    int ejected = 0;
+    for (Replica r : current.replicas()) {
+      ReplicaStatus other = byId.get(r.id());
+      if (other != null && other.isEjected(now)) ejected++;
+    }
+    // gRPC's rule: eject while fewer than maxEjectionPercent are ejected; never the last one left.
+    if (ejected * 100L >= (long) outliers.maxEjectionPercent() * size || ejected + 1 >= size) {
+      return;
+    }
+    long base = outliers.baseEjectionTime().toNanos();
+    if (h.lastEjectionEnd != ReplicaStatus.NEVER && h.ejections > 0) {
+      long calm = Math.max(0, now - h.lastEjectionEnd);
+      h.ejections = (int) Math.max(0, h.ejections - calm / base);
+    }
+    h.ejections++;
+    long max = outliers.maxEjectionTime().toNanos();
+    long duration = base > max / h.ejections ? max : base * h.ejections;
+    long until = now + duration;
+    h.lastEjectionEnd = until;
+    h.ejectedUntil.set(until);
+    h.warmingSince = ReplicaStatus.NEVER;
+    h.consecutiveFailures.set(0);
+    int count = h.ejections;
+    String reason = failures + " consecutive failures, last: " + what;
+    emit(l -> l.onEjection(new EjectionEvent(h.id(), true, Duration.ofNanos(duration), count,
+        reason)));
+  }
+
+  /** Ends an ejection that expired at {@code until}; the first caller to notice wins. */
+  void ejectionEnded(ReplicaStatus h, long until) {
+    if (!h.ejectedUntil.compareAndSet(until, ReplicaStatus.NEVER)) return;
+    // The ramp starts when the ejection ended, not when someone noticed.
+    if (slowStartNanos > 0) h.warmingSince = until;
+    int count = h.ejections;
+    emit(l -> l.onEjection(new EjectionEvent(h.id(), false, Duration.ZERO, count,
+        "ejection time elapsed")));
+  }
+
+  double share(ReplicaStatus h, long since, long now) {
+    long elapsed = now - since;
+    if (elapsed >= slowStartNanos) {
+      // Warm: later reads take the fast path (unless a new ramp started meanwhile).
+      if (h.warmingSince == since) h.warmingSince = ReplicaStatus.NEVER;
+      return 1.0;
+    }
+    if (elapsed <= 0) return SLOW_START_MIN_SHARE;
+    return Math.max(SLOW_START_MIN_SHARE, (double) elapsed / slowStartNanos);
+  }
+
+  private void emit(Consumer<RoutingListener> event) {
+    if (listener != RoutingListener.NONE) event.accept(listener);
+  }
+}

@@ -1,0 +1,356 @@
+package io.github.llmrouter.internal.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.ApiObject;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.api.StreamChunk;
+import io.github.llmrouter.load.LoadHeaders;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.replica.Replica;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+
+/**
+ * One HTTP exchange with one replica: the request built, the answer parsed and checked against its
+ * {@link Endpoint}, every failure classified into the {@code api} exception hierarchy (an error
+ * status is retryable exactly when the client's retry policy says so), and any load report the
+ * response carries handed to the {@link LoadReportSink}. Holds no policy: whether and where to
+ * retry is the dispatcher's decision. Thread-safe.
+ */
+public final class HttpTransport {
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final String HIDDEN_RETRY_AFTER = "X-LLM-Router-Retry-After";
+
+  /**
+   * A network interceptor every client installs: it moves {@code Retry-After} out of OkHttp's
+   * sight. OkHttp's follow-up logic silently repeats a 503 carrying {@code Retry-After: 0} on the
+   * same replica, even with retry-on-connection-failure off; our dispatcher must see that 503 to
+   * count it, budget it and fail over to another replica.
+   */
+  static final Interceptor HIDE_RETRY_AFTER = chain -> {
+    Response response = chain.proceed(chain.request());
+    String retryAfter = response.header("Retry-After");
+    if (retryAfter == null) return response;
+    return response.newBuilder().removeHeader("Retry-After")
+        .header(HIDDEN_RETRY_AFTER, retryAfter).build();
+  };
+  /** How much of an error body is read for its message and excerpt. */
+  private static final int ERROR_BODY_PEEK_BYTES = 8192;
+  /** The longest {@code Retry-After} read; longer ones are read as this. */
+  private static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
+
+  private final OkHttpClient client;
+  private final @Nullable String authorization;
+  private final Duration streamIdleTimeout;
+  private final IntPredicate retryableStatus;
+  private final boolean loadMetricsHeader;
+  private final @Nullable String queueHeader;
+  private final LoadReportSink loadSink;
+  private final Ticker ticker;
+
+  /**
+   * A transport for one client.
+   *
+   * @param client from {@link OkHttpClients#configure}: the connect timeout, and as read timeout
+   *     the time-to-first-byte timeout
+   * @param apiKey sent as {@code Authorization: Bearer}, or null
+   * @param streamIdleTimeout the longest gap between stream events once the first has arrived
+   * @param retryableStatus which HTTP statuses are worth another attempt (the retry policy's)
+   * @param monitoring which load headers to ask for and read
+   * @param loadSink where the load reports read from responses go
+   * @param ticker stamps the reports
+   */
+  public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
+      IntPredicate retryableStatus, LoadMonitoring monitoring, LoadReportSink loadSink,
+      Ticker ticker) {
+    this.client = requireNonNull(client, "client");
+    this.authorization = apiKey == null ? null : "Bearer " + apiKey;
+    this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+    this.retryableStatus = requireNonNull(retryableStatus, "retryableStatus");
+    this.loadMetricsHeader = monitoring.loadMetricsHeader();
+    this.queueHeader = monitoring.queueHeader();
+    this.loadSink = requireNonNull(loadSink, "loadSink");
+    this.ticker = requireNonNull(ticker, "ticker");
+  }
+
+  /**
+   * A prepared exchange.
+   *
+   * @param replica where it goes
+   * @param endpoint the operation, whose path is resolved under the replica's base URL
+   * @param body from {@link Endpoint#body}
+   * @param timeoutNanos bounds the whole exchange (0 = none)
+   * @return the call, not yet started
+   * @throws LlmException if the request cannot be built (never with a header value in the message)
+   */
+  public Call newCall(Replica replica, Endpoint<?> endpoint, byte[] body, long timeoutNanos) {
+    Request request;
+    try {
+      HttpUrl url = replica.url(endpoint.path());
+      Request.Builder b = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
+      if (endpoint.streaming()) b.header("Accept", "text/event-stream");
+      if (loadMetricsHeader) b.header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT");
+      if (authorization != null) b.header("Authorization", authorization);
+      for (Map.Entry<String, String> h : replica.headers().entrySet()) {
+        b.header(h.getKey(), h.getValue());
+      }
+      request = b.build();
+    } catch (IllegalArgumentException e) {
+      // Headers are checked when replicas and keys are built; OkHttp's own message would show the
+      // offending value, so it is not passed on.
+      throw new LlmException("the request to replica " + replica.id() + " could not be built: "
+          + "an invalid header name or value (" + e.getClass().getSimpleName() + ")");
+    }
+    Call call = client.newCall(request);
+    if (timeoutNanos > 0) call.timeout().timeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    return call;
+  }
+
+  /**
+   * Runs {@code call} on this thread and parses its answer.
+   *
+   * @param <T> the answer type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param endpoint what the answer binds to and must hold
+   * @return the answer, never null
+   * @throws LlmException the classified failure
+   */
+  public <T> T execute(Replica replica, Call call, Endpoint<T> endpoint) {
+    return parse(replica, call, send(replica, call), endpoint);
+  }
+
+  /**
+   * Runs {@code call} on OkHttp's threads.
+   *
+   * @param <T> the answer type
+   * @param replica the replica called
+   * @param call from {@link #newCall}
+   * @param endpoint what the answer binds to and must hold
+   * @param outcome receives the answer (never null) or the classified failure
+   */
+  public <T> void enqueue(Replica replica, Call call, Endpoint<T> endpoint, Outcome<T> outcome) {
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        outcome.failed(classify(replica, c, e));
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        T value;
+        try {
+          value = parse(replica, c, response, endpoint);
+        } catch (LlmException e) {
+          outcome.failed(e);
+          return;
+        }
+        outcome.succeeded(value);
+      }
+    });
+  }
+
+  /**
+   * Runs a streaming {@code call} on this thread and reads up to the first chunk. Failures up to
+   * that point are thrown (and may be retried); the returned stream owns the response from then on.
+   *
+   * @param <T> the chunk type
+   * @param replica the replica called
+   * @param call from {@link #newCall} for a streaming endpoint
+   * @param endpoint what each chunk binds to
+   * @param onClose run once when the stream closes (not when this throws), given its last chunk
+   *     (null if none): the one that carries the usage, if the server sent it
+   * @return the stream, its first chunk read
+   * @throws LlmException the classified failure before the first chunk
+   */
+  public <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Replica replica,
+      Call call, Endpoint<T> endpoint, Consumer<@Nullable T> onClose) {
+    Response response = send(replica, call);
+    readLoadReport(replica, response);
+    try {
+      checkStatus(replica, response);
+      return SseStream.open(this, replica, call, response, endpoint.type(), streamIdleTimeout,
+          onClose);
+    } catch (RuntimeException e) {
+      response.close();
+      throw e instanceof LlmException ? (LlmException) e : unexpected(replica, e);
+    }
+  }
+
+  /** Sends {@code call} on this thread: its response, or the classified failure. */
+  private Response send(Replica replica, Call call) {
+    try {
+      return call.execute();
+    } catch (IOException e) {
+      throw classify(replica, call, e);
+    } catch (RuntimeException e) {
+      throw unexpected(replica, e);
+    }
+  }
+
+  private <T> T parse(Replica replica, Call call, Response response, Endpoint<T> endpoint) {
+    readLoadReport(replica, response);
+    T value;
+    try (response) {
+      checkStatus(replica, response);
+      value = Json.MAPPER.readValue(response.body().byteStream(), endpoint.type());
+    } catch (JacksonException e) {
+      if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
+      throw new MalformedResponseException(replica.id(), "JSON body", e);
+    } catch (LlmException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw unexpected(replica, e);
+    }
+    String defect = value == null ? "null" : endpoint.defect(value);
+    if (defect != null) {
+      throw new MalformedResponseException(replica.id(), "JSON body (" + defect + ")",
+          new IOException("a " + endpoint.type().getSimpleName() + " needs what the body lacks"));
+    }
+    return value;
+  }
+
+  /** A failure no exchange should produce, kept typed so that only LlmExceptions reach callers. */
+  private static LlmException unexpected(Replica replica, RuntimeException e) {
+    return new ReplicaUnreachableException(replica.id(), e);
+  }
+
+  /**
+   * Hands a load report carried by {@code response} (any status: a 503 says the most) to the
+   * sink. Malformed headers are ignored; a failing sink never fails the call.
+   */
+  private void readLoadReport(Replica replica, Response response) {
+    try {
+      LoadReport report = null;
+      if (loadMetricsHeader) {
+        report = LoadHeaders.parseEndpointLoadMetrics(
+            response.header(LoadHeaders.ENDPOINT_LOAD_METRICS), ticker.read());
+      }
+      if (report == null && queueHeader != null) {
+        report = LoadHeaders.parseQueueDepth(response.header(queueHeader), ticker.read());
+      }
+      if (report != null) loadSink.report(replica, report);
+    } catch (RuntimeException e) {
+      // A load report is advice; the call's outcome must not depend on it.
+    }
+  }
+
+  private void checkStatus(Replica replica, Response response) {
+    if (response.isSuccessful()) return;
+    String excerpt;
+    try {
+      excerpt = response.peekBody(ERROR_BODY_PEEK_BYTES).string();
+    } catch (IOException | RuntimeException e) {
+      excerpt = "";
+    }
+    int status = response.code();
+    response.close();
+    throw httpError(replica.id(), status, excerpt,
+        parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
+  }
+
+  /**
+   * An error answer, from a response's status or a stream's error event: retryable exactly when
+   * the retry policy lists its status.
+   */
+  ReplicaHttpException httpError(String replicaId, int status, String body,
+      @Nullable Duration retryAfter) {
+    return new ReplicaHttpException(replicaId, status, ErrorBodies.message(body), body,
+        retryableStatus.test(status), retryAfter);
+  }
+
+  /** Maps an I/O failure of one exchange to the exception hierarchy. */
+  LlmException classify(Replica replica, Call call, IOException e) {
+    if (e instanceof InterruptedIOException && Thread.currentThread().isInterrupted()) {
+      // The caller's thread was interrupted: stop, do not fail over.
+      return new LlmException("interrupted while calling replica " + replica.id(), replica.id(), e);
+    }
+    if (e instanceof SocketTimeoutException) {
+      // Connect, first-byte or stream-idle timeout of one replica: another may answer in time.
+      return new LlmTimeoutException("replica " + replica.id() + " timed out ("
+          + e.getMessage() + ")", replica.id(), e, true);
+    }
+    if (e instanceof InterruptedIOException && call.isCanceled()) {
+      // OkHttp's whole-call timeout cancels the call: the caller's deadline, final.
+      return new LlmTimeoutException("call deadline expired on replica " + replica.id(),
+          replica.id(), e, false);
+    }
+    return new ReplicaUnreachableException(replica.id(), e);
+  }
+
+  /**
+   * Parses {@code Retry-After} as delta-seconds or an HTTP date; null if absent or invalid. Values
+   * beyond a day are read as a day (the policy's cap is far below), so no later arithmetic
+   * overflows.
+   */
+  static @Nullable Duration parseRetryAfter(@Nullable String value) {
+    if (value == null || value.isBlank()) return null;
+    String v = value.trim();
+    if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      // 1*DIGIT; more digits than a long holds is still "a very long time".
+      return v.length() > 9 ? MAX_RETRY_AFTER
+          : min(Duration.ofSeconds(Long.parseLong(v)), MAX_RETRY_AFTER);
+    }
+    try {
+      ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
+      Duration d = Duration.ofMillis(at.toInstant().toEpochMilli() - System.currentTimeMillis());
+      return d.isNegative() ? Duration.ZERO : min(d, MAX_RETRY_AFTER);
+    } catch (DateTimeParseException | ArithmeticException notADate) {
+      return null;
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * Receives the outcome of an enqueued exchange, on an OkHttp thread: exactly one of the two
+   * methods is called, once.
+   *
+   * @param <T> the answer type
+   */
+  public interface Outcome<T> {
+    /**
+     * The replica answered.
+     *
+     * @param value the answer, never null
+     */
+    void succeeded(T value);
+
+    /**
+     * The exchange failed.
+     *
+     * @param failure the classified failure
+     */
+    void failed(LlmException failure);
+  }
+}

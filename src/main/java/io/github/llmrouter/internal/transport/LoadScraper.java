@@ -1,0 +1,242 @@
+package io.github.llmrouter.internal.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.Ticker;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.load.ParsedMetrics;
+import io.github.llmrouter.load.PrometheusText;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Dispatcher;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okio.BufferedSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scrapes every replica's Prometheus {@code /metrics} on a jittered interval, off the request
+ * path, and publishes what the configured {@code EngineDialect} reads from it to the {@link
+ * LoadReportSink}. Thread-safe.
+ *
+ * <p>Lives in {@code transport} because it does HTTP; parsing, dialects and staleness are {@code
+ * load}'s. It uses a client derived from the router's OkHttp client (same connection pool,
+ * threads, TLS and interceptors) with the scrape timeout as its whole-call timeout, and its own
+ * OkHttp dispatcher so that scrapes never take the request limit's slots. One daemon thread
+ * schedules rounds; the exchanges run asynchronously, one at a time per replica (a replica whose
+ * previous scrape has not finished is skipped for the round).
+ *
+ * <p>Nothing here throws into a call or stops the schedule: a failed exchange, a non-2xx status,
+ * or a body the dialect cannot read counts as a failure and publishes nothing; malformed lines
+ * are skipped and counted. A replica is never declared down for failing to be scraped.
+ */
+public final class LoadScraper implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LoadScraper.class);
+  /**
+   * Largest metrics body read: 4 MiB (vLLM with many LoRA adapters stays well below). Reading stops
+   * there: the exchange is cancelled, so the rest is neither read nor drained, and the scrape
+   * counts as failed.
+   */
+  static final long MAX_BODY_BYTES = 4L << 20;
+
+  private final OkHttpClient http;
+  private final @Nullable String authorization;
+  private final LoadMonitoring config;
+  private final Ticker ticker;
+  private final Supplier<ReplicaSet> replicas;
+  private final LoadReportSink sink;
+  private final Set<String> inProgress = ConcurrentHashMap.newKeySet();
+  private final LongAdder scrapes = new LongAdder();
+  private final LongAdder failures = new LongAdder();
+  private final LongAdder malformedLines = new LongAdder();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private @Nullable ScheduledExecutorService scheduler;
+
+  /**
+   * @param base the router's OkHttp client, from which the scrape client is derived
+   * @param apiKey sent as a bearer token, as with requests (an auth proxy may guard /metrics)
+   * @param replicas the current fleet, asked for at every round
+   */
+  public LoadScraper(OkHttpClient base, @Nullable String apiKey, LoadMonitoring config,
+      Ticker ticker, Supplier<ReplicaSet> replicas, LoadReportSink sink) {
+    this.config = requireNonNull(config, "config");
+    long timeoutMs = config.scrapeTimeout().toMillis();
+    this.http = requireNonNull(base, "base").newBuilder()
+        .dispatcher(new Dispatcher(base.dispatcher().executorService()))
+        .callTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .connectTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .build();
+    this.authorization = apiKey == null ? null : "Bearer " + apiKey;
+    this.ticker = requireNonNull(ticker, "ticker");
+    this.replicas = requireNonNull(replicas, "replicas");
+    this.sink = requireNonNull(sink, "sink");
+  }
+
+  /** Starts scraping on a daemon thread; the first round comes after 0.5 to 1.5 intervals. */
+  public synchronized void start() {
+    if (scheduler != null || closed.get()) return;
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(1, DaemonThreads.named("llm-router-load-scraper"));
+    s.setRemoveOnCancelPolicy(true);
+    scheduler = s;
+    long interval = config.scrapeInterval().toNanos();
+    // The first round within [0.5, 1.5) intervals: clients started together do not scrape in
+    // lockstep, and nothing is scraped in the first half interval (a test can script a fleet).
+    schedule((long) (interval * (0.5 + ThreadLocalRandom.current().nextDouble())));
+  }
+
+  private void schedule(long delayNanos) {
+    ScheduledExecutorService s = scheduler;
+    if (s == null || closed.get()) return;
+    try {
+      s.schedule(this::round, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+      // closed meanwhile
+    }
+  }
+
+  private void round() {
+    try {
+      scrapeAll();
+    } catch (RuntimeException e) {
+      log.warn("load scrape round failed; continuing", e); // must never end the schedule
+    } finally {
+      double j = config.scrapeJitter() * (2 * ThreadLocalRandom.current().nextDouble() - 1);
+      schedule((long) (config.scrapeInterval().toNanos() * (1 + j)));
+    }
+  }
+
+  /**
+   * Scrapes every replica of the current fleet once, now; the future completes when every
+   * exchange has finished (successfully or not). For tests and for a caller that wants fresh
+   * reports before a burst.
+   */
+  public CompletableFuture<Void> scrapeAll() {
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (Replica r : replicas.get().replicas()) all.add(scrape(r));
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+  }
+
+  /** Scrapes one replica; completes (never exceptionally) when the exchange has finished. */
+  CompletableFuture<Void> scrape(Replica replica) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (closed.get() || !inProgress.add(replica.id())) {
+      done.complete(null);
+      return done;
+    }
+    Call call;
+    try {
+      Request.Builder request = new Request.Builder()
+          .url(replica.url(config.metricsPath()))
+          .header("Accept", "text/plain;version=0.0.4;q=0.9, */*;q=0.1");
+      if (authorization != null) request.header("Authorization", authorization);
+      for (Map.Entry<String, String> h : replica.headers().entrySet()) {
+        request.header(h.getKey(), h.getValue());
+      }
+      call = http.newCall(request.build());
+    } catch (RuntimeException e) {
+      // Only the type: OkHttp's message about a bad header would show its value.
+      failed(replica, "request not built (" + e.getClass().getSimpleName() + ")", done);
+      return done;
+    }
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        failed(replica, e.toString(), done);
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        try (response) {
+          if (!response.isSuccessful()) {
+            failed(replica, "HTTP " + response.code(), done);
+            return;
+          }
+          String body = readCapped(c, response);
+          if (body == null) {
+            failed(replica, "metrics body larger than " + MAX_BODY_BYTES + " bytes", done);
+            return;
+          }
+          ParsedMetrics metrics = PrometheusText.parse(body);
+          malformedLines.add(metrics.malformedLines());
+          LoadReport report = config.dialect().read(metrics, config.modelName(), ticker.read());
+          if (report == null) {
+            failed(replica, "no " + config.dialect().name() + " queue metric in the body", done);
+            return;
+          }
+          scrapes.increment();
+          sink.report(replica, report);
+          inProgress.remove(replica.id());
+          done.complete(null);
+        } catch (IOException | RuntimeException e) {
+          failed(replica, e.toString(), done);
+        }
+      }
+    });
+    return done;
+  }
+
+  /**
+   * The body as UTF-8, or null if it is longer than {@link #MAX_BODY_BYTES}: then the call is
+   * cancelled first, so that closing the response neither reads nor drains what is left (OkHttp
+   * would otherwise discard the rest to keep the connection).
+   */
+  private static @Nullable String readCapped(Call call, Response response) throws IOException {
+    BufferedSource source = response.body().source();
+    if (source.request(MAX_BODY_BYTES + 1)) {
+      call.cancel();
+      return null;
+    }
+    return source.readUtf8();
+  }
+
+  private void failed(Replica replica, String why, CompletableFuture<Void> done) {
+    failures.increment();
+    inProgress.remove(replica.id());
+    log.debug("scraping {} failed: {}", replica.id(), why);
+    done.complete(null);
+  }
+
+  /** Successful scrapes so far. */
+  long scrapes() {
+    return scrapes.sum();
+  }
+
+  /** Failed scrapes so far (exchange failed, non-2xx, or no readable queue metric). */
+  public long failures() {
+    return failures.sum();
+  }
+
+  /** Malformed metrics lines skipped so far. */
+  public long malformedLines() {
+    return malformedLines.sum();
+  }
+
+  /** Stops scraping; exchanges in progress finish and are discarded. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (!closed.compareAndSet(false, true)) return;
+    if (scheduler != null) scheduler.shutdownNow();
+  }
+}

@@ -1,0 +1,225 @@
+package io.github.llmrouter.internal.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.api.ApiObject;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.LlmTimeoutException;
+import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.api.StreamChunk;
+import io.github.llmrouter.api.StreamInterruptedException;
+import io.github.llmrouter.replica.Replica;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import okhttp3.Call;
+import okhttp3.Response;
+import okio.BufferedSource;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+
+/**
+ * An OpenAI-style SSE response ({@code data: {json}} events ending with {@code data: [DONE]}) as a
+ * pull-based {@link ResponseStream}. Read by one consumer; {@link #close} may come from any thread.
+ *
+ * <p>An error event (an {@code event: error} event, or an event whose JSON holds an {@code error}
+ * field or {@code "object": "error"}) becomes a {@link ReplicaHttpException} with the status the
+ * event carries (500 if none): thrown by {@link #open} when it is the first event (retryable where
+ * the status is), the cause of a {@link StreamInterruptedException} after that.
+ */
+final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStream<T> {
+  private static final String DONE = "[DONE]";
+
+  private final HttpTransport transport;
+  private final Replica replica;
+  private final String replicaId;
+  private final Call call;
+  private final Response response;
+  private final SseReader reader;
+  private final Class<T> type;
+  private final Consumer<@Nullable T> onClose;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<T> received = new ArrayList<>();
+  private final StringBuilder receivedText = new StringBuilder();
+  private Duration idleTimeout = Duration.ZERO;
+  private @Nullable T next;
+  private boolean finished;
+  private boolean sawFinishReason;
+  private boolean iterated;
+
+  private SseStream(HttpTransport transport, Replica replica, Call call, Response response,
+      Class<T> type, Consumer<@Nullable T> onClose) {
+    this.transport = transport;
+    this.replica = replica;
+    this.replicaId = replica.id();
+    this.call = call;
+    this.response = response;
+    this.reader = new SseReader(response.body().source());
+    this.type = type;
+    this.onClose = onClose;
+  }
+
+  /**
+   * Reads up to the first chunk (under the response's read timeout: the time-to-first-byte bound)
+   * and then switches the connection's read timeout to {@code idleTimeout}. Throws, without
+   * running {@code onClose}, if anything fails before the first chunk: the dispatcher may retry.
+   * {@code onClose} is given the stream's last chunk (null if none): the one that carries the
+   * usage when the server honours {@code stream_options.include_usage}. {@code transport}
+   * classifies failures.
+   */
+  static <T extends ApiObject & StreamChunk> SseStream<T> open(HttpTransport transport,
+      Replica replica, Call call, Response response, Class<T> type, Duration idleTimeout,
+      Consumer<@Nullable T> onClose) {
+    String replicaId = replica.id();
+    String contentType = response.header("Content-Type");
+    if (contentType != null && contentType.startsWith("application/json")) {
+      // The server ignored "stream": true (or answered an error as JSON): not an event stream.
+      throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
+          + "text/event-stream)", new IOException("not an event stream"));
+    }
+    SseStream<T> stream = new SseStream<>(transport, replica, call, response, type, onClose);
+    try {
+      stream.advance();
+    } catch (IOException e) {
+      throw transport.classify(replica, call, e);
+    }
+    BufferedSource source = response.body().source();
+    source.timeout().timeout(idleTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    stream.idleTimeout = idleTimeout;
+    return stream;
+  }
+
+  @Override
+  public String replicaId() {
+    return replicaId;
+  }
+
+  /** The last chunk received so far, or null. */
+  private @Nullable T lastChunk() {
+    return received.isEmpty() ? null : received.get(received.size() - 1);
+  }
+
+  @Override
+  public Iterator<T> iterator() {
+    if (iterated) throw new IllegalStateException("a ResponseStream can be iterated once");
+    iterated = true;
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        if (next != null) return true;
+        if (finished || closed.get()) return false;
+        try {
+          advance();
+        } catch (IOException e) {
+          throw interrupted(transport.classify(replica, call, e));
+        } catch (LlmException e) {
+          throw interrupted(e);
+        }
+        return next != null;
+      }
+
+      @Override
+      public T next() {
+        if (!hasNext()) throw new NoSuchElementException();
+        T chunk = requireNonNull(next); // hasNext() read it
+        next = null;
+        return chunk;
+      }
+    };
+  }
+
+  /** Reads the next chunk into {@link #next}, or marks the stream finished. */
+  private void advance() throws IOException {
+    String data = reader.nextData();
+    if (data == null) {
+      // The connection ended without [DONE]. Complete if the server said why it finished;
+      // otherwise it broke.
+      if (!sawFinishReason) throw new IOException("stream ended without [DONE]");
+      finish();
+      return;
+    }
+    if ("error".equals(reader.eventType())) throw errorEvent(data, Map.of());
+    if (data.equals(DONE)) {
+      finish();
+      return;
+    }
+    T chunk;
+    try {
+      chunk = Json.MAPPER.readValue(data, type);
+    } catch (JacksonException e) {
+      throw new MalformedResponseException(replicaId, "stream event", e);
+    }
+    if (chunk == null) {
+      throw new MalformedResponseException(replicaId, "stream event (null)",
+          new IOException("the event's data is JSON null"));
+    }
+    if (ErrorBodies.isError(chunk.extra())) throw errorEvent(data, chunk.extra());
+    if (chunk.finishReason() != null) sawFinishReason = true;
+    received.add(chunk);
+    receivedText.append(chunk.text());
+    next = chunk;
+  }
+
+  /** The exception an error event stands for. */
+  private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
+    int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
+    return transport.httpError(replicaId, status, data, null);
+  }
+
+  /** The status an {@code event: error} reports in its data, if that is a JSON object. */
+  private static int statusOf(String data) {
+    try {
+      Object fields = Json.MAPPER.readValue(data, Object.class);
+      if (fields instanceof Map) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> map = (Map<String, Object>) fields;
+        return ErrorBodies.status(map);
+      }
+    } catch (JacksonException notJson) {
+      // a plain-text error event
+    }
+    return 500;
+  }
+
+  private void finish() {
+    finished = true;
+    close();
+  }
+
+  /**
+   * The exception ending the stream after its first chunk: a timeout stays an {@link
+   * LlmTimeoutException} (so one catch covers every timeout), anything else is a {@link
+   * StreamInterruptedException}; both carry what was received.
+   */
+  private LlmException interrupted(LlmException cause) {
+    close();
+    if (cause instanceof LlmTimeoutException) {
+      String what = cause.isRetryable()
+          ? "received nothing for " + idleTimeout.toMillis() + " ms (streamIdleTimeout)"
+          : "ran out of the call deadline";
+      return new LlmTimeoutException("stream from replica " + replicaId + " " + what + " after "
+          + received.size() + " chunks", replicaId, cause, received, receivedText.toString());
+    }
+    return new StreamInterruptedException(replicaId, received, receivedText.toString(), cause);
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      try {
+        response.close();
+      } finally {
+        onClose.accept(lastChunk());
+      }
+    }
+  }
+}

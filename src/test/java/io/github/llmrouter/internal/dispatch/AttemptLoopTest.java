@@ -1,0 +1,178 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.api.ChatMessage;
+import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.api.ChatResponse;
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.dispatch.Admission;
+import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.Endpoint;
+import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.internal.transport.OkHttpClients;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingRequest;
+import io.github.llmrouter.testing.EventRecorder;
+import io.github.llmrouter.testing.ManualScheduler;
+import io.github.llmrouter.testing.ManualTicker;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attempt loop through the dispatcher, against loopback servers: blocking and asynchronous
+ * calls take the same steps; an asynchronous call holds no thread and can be cancelled.
+ */
+class AttemptLoopTest {
+  private static final String ANSWER = "{\"choices\":[{\"index\":0,\"message\":"
+      + "{\"role\":\"assistant\",\"content\":\"hi\"}}]}";
+  private static final RetryPolicy IMMEDIATE = RetryPolicy.builder()
+      .initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO).build();
+
+  private final ManualTicker ticker = new ManualTicker();
+  private final ManualScheduler scheduler = new ManualScheduler();
+  private final EventRecorder events = new EventRecorder();
+  private final OkHttpClient http = OkHttpClients.configure(null, 16, Duration.ofSeconds(5),
+      Duration.ofSeconds(30));
+  private final List<MockWebServer> servers = new ArrayList<>();
+  private FleetState fleet;
+  private RequestDispatcher dispatcher;
+
+  @BeforeEach
+  void start() throws Exception {
+    DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, IMMEDIATE,
+        Duration.ZERO, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
+        Duration.ofSeconds(3), ticker, events);
+    StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
+        events);
+    fleet = new FleetState(config, statuses, () -> scheduler);
+    HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),
+        IMMEDIATE::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker);
+    dispatcher = new RequestDispatcher(config, fleet, transport, () -> scheduler);
+  }
+
+  @AfterEach
+  void stop() {
+    fleet.close();
+    for (MockWebServer s : servers) s.close();
+    scheduler.shutdownNow();
+    OkHttpClients.release(http);
+  }
+
+  /** Two replicas, {@code r0} and {@code r1}; each answers its scripted statuses in turn. */
+  private void fleetOf(int[] r0, int[] r1) throws Exception {
+    List<Replica> replicas = new ArrayList<>();
+    int[][] scripts = {r0, r1};
+    for (int i = 0; i < 2; i++) {
+      MockWebServer s = new MockWebServer();
+      s.start(InetAddress.getLoopbackAddress(), 0);
+      for (int status : scripts[i]) {
+        s.enqueue(new MockResponse.Builder().code(status).body(status == 200 ? ANSWER : "")
+            .build());
+      }
+      servers.add(s);
+      replicas.add(Replica.builder(s.url("/").toString()).id("r" + i).build());
+    }
+    fleet.update(ReplicaSet.of(replicas));
+  }
+
+  /** A policy that ranks every request's replicas in snapshot order. */
+  private static ReplicaPicker inSnapshotOrder(ReplicaSet replicas) {
+    return (request, load) -> new Ranking() {
+      private int next;
+
+      @Override
+      public int next() {
+        return next < replicas.size() ? next++ : -1;
+      }
+
+      @Override
+      public String reason() {
+        return "snapshot order";
+      }
+    };
+  }
+
+  private static RoutingRequest routing() {
+    return RoutingRequest.of("m", "hello");
+  }
+
+  private static byte[] body() {
+    return Endpoint.CHAT.body(ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+  }
+
+  private List<String> steps() {
+    List<String> steps = new ArrayList<>();
+    for (RoutedEvent e : events.routed) steps.add("routed " + e.attempt() + " " + e.replicaId());
+    for (AttemptFailedEvent e : events.failedAttempts) {
+      steps.add("failed " + e.attempt() + " " + e.replicaId() + " retry=" + e.willRetry());
+    }
+    return steps;
+  }
+
+  @Test
+  void blockingAndAsynchronousCallsTakeTheSameSteps() throws Exception {
+    fleetOf(new int[] {503, 503}, new int[] {200, 200});
+    ChatResponse blocking = dispatcher.call(Endpoint.CHAT, routing(), body());
+    List<String> blockingSteps = steps();
+    events.routed.clear();
+    events.failedAttempts.clear();
+
+    ChatResponse async = dispatcher.callAsync(Endpoint.CHAT, routing(), body())
+        .get(10, TimeUnit.SECONDS);
+    assertThat(async.text()).isEqualTo(blocking.text()).isEqualTo("hi");
+    assertThat(steps()).isEqualTo(blockingSteps)
+        .containsExactly("routed 1 r0", "routed 2 r1", "failed 1 r0 retry=true");
+    assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).as("counters released").isZero();
+  }
+
+  @Test
+  void cancellingAnAsynchronousCallCancelsItsExchangeAndReleasesTheReplica() throws Exception {
+    fleetOf(new int[] {}, new int[] {});
+    for (MockWebServer s : servers) {
+      s.enqueue(new MockResponse.Builder().code(200).body(ANSWER)
+          .headersDelay(30, TimeUnit.SECONDS).build());
+    }
+    CompletableFuture<ChatResponse> call = dispatcher.callAsync(Endpoint.CHAT, routing(), body());
+    assertThat(servers.get(0).takeRequest(10, TimeUnit.SECONDS)).as("the exchange started")
+        .isNotNull();
+    assertThat(fleet.inFlight("r0")).isEqualTo(1);
+    call.cancel(true);
+    EventRecorder.await("the replica's in-flight count to return to 0", Duration.ofSeconds(10),
+        () -> fleet.inFlight("r0") == 0);
+    assertThat(events.failedAttempts).as("a cancelled attempt says nothing about the replica")
+        .isEmpty();
+    assertThat(events.routed).hasSize(1);
+  }
+
+  @Test
+  void anAsynchronousCallWaitingForReplicasFailsWithTheReasonWhenTheClientCloses() {
+    CompletableFuture<ChatResponse> call = dispatcher.callAsync(Endpoint.CHAT, routing(), body());
+    assertThat(call).as("waiting for the fleet's first replicas").isNotDone();
+    fleet.close();
+    assertThat(call).failsWithin(Duration.ofSeconds(5))
+        .withThrowableOfType(ExecutionException.class)
+        .havingCause().isExactlyInstanceOf(LlmException.class)
+        .withMessage("client closed while waiting for replicas");
+  }
+}

@@ -1,0 +1,91 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static io.github.llmrouter.routing.Fleets.named;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Calls waiting for an empty fleet to have replicas: bounded, released, failed on close. */
+class FleetReadinessTest {
+  private final FleetReadiness readiness = new FleetReadiness(2);
+
+  /** Starts an asynchronous wait; the future completes with the reason it failed, if any. */
+  private CompletableFuture<Optional<LlmException>> waitAsync(long timeoutNanos) {
+    CompletableFuture<Optional<LlmException>> done = new CompletableFuture<>();
+    assertThat(readiness.enter()).isTrue();
+    readiness.awaitThenLeave(false, timeoutNanos, e -> done.complete(Optional.ofNullable(e)));
+    return done;
+  }
+
+  @Test
+  void theFirstNonEmptySnapshotCompletesFirstReadyAndEndsTheWaits() throws Exception {
+    readiness.onSnapshot(ReplicaSet.empty());
+    CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
+    assertThat(readiness.waiting()).isEqualTo(1);
+    assertThat(readiness.firstReady()).isNotDone();
+    assertThat(waiting).isNotDone();
+
+    readiness.onSnapshot(named(2));
+    assertThat(readiness.firstReady().get()).isEqualTo(named(2).replicas());
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+    assertThat(readiness.waiting()).as("the wait left its slot").isZero();
+
+    readiness.onSnapshot(named(3));
+    assertThat(readiness.firstReady().get()).as("only the first counts").hasSize(2);
+  }
+
+  @Test
+  void atMostMaxWaitersWaitAtOnce() {
+    assertThat(readiness.enter()).isTrue();
+    assertThat(readiness.enter()).isTrue();
+    assertThat(readiness.enter()).as("a third waiter").isFalse();
+    readiness.leave();
+    assertThat(readiness.enter()).isTrue();
+    assertThat(new FleetReadiness(0).enter()).as("none may wait").isFalse();
+  }
+
+  @Test
+  void aFleetThatEmptiesAgainMakesCallsWaitAgain() throws Exception {
+    readiness.onSnapshot(named(1));
+    assertThat(waitAsync(0).get(5, TimeUnit.SECONDS)).as("not empty: no wait").isEmpty();
+    readiness.onSnapshot(ReplicaSet.empty());
+    CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
+    assertThat(waiting).isNotDone();
+    readiness.onSnapshot(named(1));
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+  }
+
+  @Test
+  void closingFailsEveryWaitingCallAndEveryLaterOne() throws Exception {
+    CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
+    readiness.close();
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).hasValueSatisfying(e ->
+        assertThat(e).hasMessage("client closed while waiting for replicas"));
+    assertThat(readiness.firstReady()).isCompletedExceptionally();
+
+    List<LlmException> blocking = new ArrayList<>();
+    assertThat(readiness.enter()).isTrue();
+    readiness.awaitThenLeave(true, 0, blocking::add);
+    assertThat(blocking).singleElement().isInstanceOf(LlmException.class);
+    assertThat(readiness.waiting()).isZero();
+  }
+
+  @Test
+  void aWaitEndsAtItsTimeoutWithTheFleetStillEmpty() throws Exception {
+    long millis = Duration.ofMillis(1).toNanos();
+    assertThat(waitAsync(millis).get(5, TimeUnit.SECONDS)).as("asynchronous").isEmpty();
+    List<Optional<LlmException>> blocking = new ArrayList<>();
+    assertThat(readiness.enter()).isTrue();
+    readiness.awaitThenLeave(true, millis, e -> blocking.add(Optional.ofNullable(e)));
+    assertThat(blocking).containsExactly(Optional.empty());
+    assertThat(readiness.waiting()).isZero();
+  }
+}

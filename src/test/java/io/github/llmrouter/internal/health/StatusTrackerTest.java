@@ -1,0 +1,197 @@
+package io.github.llmrouter.internal.health;
+
+import static io.github.llmrouter.routing.Fleets.named;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.MembershipEvent;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.testing.EventRecorder;
+import io.github.llmrouter.testing.ManualTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Outlier ejection, its limits and decay, slow start and membership events, in logical time. */
+class StatusTrackerTest {
+  private final ManualTicker ticker = new ManualTicker();
+  private final EventRecorder events = new EventRecorder();
+
+  private StatusTracker tracker(OutlierDetection outliers) {
+    return new StatusTracker(outliers, Duration.ofSeconds(30), ticker, events);
+  }
+
+  /** Tells {@code t} about a fleet of {@code n} replicas {@code r0 ..}; returns their statuses. */
+  private static ReplicaStatus[] fleetOf(StatusTracker t, int n) {
+    ReplicaSet set = named(n);
+    t.update(set, "test");
+    return t.statusesOf(set);
+  }
+
+  private static void fail(StatusTracker t, ReplicaStatus h, int times) {
+    for (int i = 0; i < times; i++) t.onFailure(h, "HTTP 503");
+  }
+
+  @Test
+  void fiveConsecutiveFailuresEjectForThirtySecondsThenTheEjectionEnds() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+
+    fail(t, r1, 4);
+    assertThat(r1.isEjected(ticker.read())).isFalse();
+    fail(t, r1, 1);
+    assertThat(r1.isEjected(ticker.read())).isTrue();
+    assertThat(events.ejections).singleElement().satisfies(e -> {
+      assertThat(e.replicaId()).isEqualTo("r1");
+      assertThat(e.ejected()).isTrue();
+      assertThat(e.duration()).isEqualTo(Duration.ofSeconds(30));
+      assertThat(e.reason()).isEqualTo("5 consecutive failures, last: HTTP 503");
+    });
+
+    ticker.advance(Duration.ofSeconds(29));
+    assertThat(r1.isEjected(ticker.read())).isTrue();
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(r1.isEjected(ticker.read())).isFalse();
+    assertThat(events.ejections).hasSize(2);
+    assertThat(events.ejections.get(1).ejected()).isFalse();
+  }
+
+  @Test
+  void aSuccessResetsTheConsecutiveCount() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r0 = fleetOf(t, 4)[0];
+    fail(t, r0, 4);
+    t.onSuccess(r0);
+    fail(t, r0, 4);
+    assertThat(r0.isEjected(ticker.read())).isFalse();
+    assertThat(r0.consecutiveFailures()).isEqualTo(4);
+  }
+
+  @Test
+  void repeatedEjectionsLengthenUpToTheMaximumAndDecayWhenTheReplicaBehaves() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r2 = fleetOf(t, 4)[2];
+    List<Duration> durations = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      fail(t, r2, 5);
+      EjectionEvent e = events.ejections.get(events.ejections.size() - 1);
+      durations.add(e.duration());
+      ticker.advance(e.duration()); // comes back and fails again at once
+      assertThat(r2.isEjected(ticker.read())).isFalse();
+    }
+    assertThat(durations.subList(0, 4)).containsExactly(Duration.ofSeconds(30),
+        Duration.ofSeconds(60), Duration.ofSeconds(90), Duration.ofSeconds(120));
+    assertThat(durations.get(11)).isEqualTo(Duration.ofSeconds(300));
+
+    // Behaving for 5 base times (150 s) decays the count from 12 to 7: next ejection 8 × 30 s.
+    ticker.advance(Duration.ofSeconds(150));
+    fail(t, r2, 5);
+    EjectionEvent last = events.ejections.get(events.ejections.size() - 1);
+    assertThat(last.ejections()).isEqualTo(8);
+    assertThat(last.duration()).isEqualTo(Duration.ofSeconds(240));
+  }
+
+  @Test
+  void atMostTenPercentAreEjectedAndOneReplicaOfASmallFleet() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus[] h = fleetOf(t, 20);
+    for (ReplicaStatus r : h) fail(t, r, 5);
+    long ejected = java.util.Arrays.stream(h).filter(r -> r.isEjected(ticker.read())).count();
+    assertThat(ejected).isEqualTo(2); // 10% of 20
+
+    StatusTracker small = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
+        events);
+    ReplicaStatus[] h4 = fleetOf(small, 4);
+    for (ReplicaStatus r : h4) fail(small, r, 5);
+    assertThat(java.util.Arrays.stream(h4).filter(r -> r.isEjected(ticker.read()))).hasSize(1);
+  }
+
+  @Test
+  void theLastReplicaLeftIsNeverEjected() {
+    StatusTracker t = tracker(OutlierDetection.builder().maxEjectionPercent(100).build());
+    ReplicaStatus[] h = fleetOf(t, 2);
+    fail(t, h[0], 5);
+    fail(t, h[1], 50);
+    assertThat(h[0].isEjected(ticker.read())).isTrue();
+    assertThat(h[1].isEjected(ticker.read())).isFalse();
+
+    ReplicaSet one = named(1);
+    StatusTracker single = tracker(OutlierDetection.builder().maxEjectionPercent(100).build());
+    single.update(one, "test");
+    ReplicaStatus only = single.statusesOf(one)[0];
+    fail(single, only, 100);
+    assertThat(only.isEjected(ticker.read())).isFalse();
+  }
+
+  @Test
+  void disabledDetectionNeverEjects() {
+    StatusTracker t = tracker(OutlierDetection.disabled());
+    ReplicaStatus r = fleetOf(t, 10)[0];
+    fail(t, r, 100);
+    assertThat(r.isEjected(ticker.read())).isFalse();
+  }
+
+  @Test
+  void aReplicaThatJoinsRampsItsShareOverTheSlowStartWindow() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    t.update(named(3), "test");
+    ReplicaStatus[] h = fleetOf(t, 4);
+    assertThat(h[0].slowStartShare(ticker.read())).isEqualTo(1.0); // initial members: no ramp
+    assertThat(h[3].slowStartShare(ticker.read())).isEqualTo(StatusTracker.SLOW_START_MIN_SHARE);
+    ticker.advance(Duration.ofSeconds(15));
+    assertThat(h[3].slowStartShare(ticker.read())).isEqualTo(0.5);
+    ticker.advance(Duration.ofSeconds(12));
+    assertThat(h[3].slowStartShare(ticker.read())).isCloseTo(0.9, org.assertj.core.data.Offset.offset(1e-9));
+    ticker.advance(Duration.ofSeconds(3));
+    assertThat(h[3].slowStartShare(ticker.read())).isEqualTo(1.0);
+  }
+
+  @Test
+  void aReplicaBackFromEjectionOrUnhealthyRampsFromWhenItCameBack() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaSet set = named(4);
+    t.update(set, "test");
+    ReplicaStatus r0 = t.statusesOf(set)[0];
+    fail(t, r0, 5);
+    ticker.advance(Duration.ofSeconds(45)); // ejection ended 15 s ago; nobody looked since
+    assertThat(r0.isEjected(ticker.read())).isFalse();
+    assertThat(r0.slowStartShare(ticker.read())).isEqualTo(0.5);
+
+    ReplicaStatus r1 = t.statusesOf(set)[1];
+    t.setHealthy("r1", false, "3 failed checks");
+    assertThat(r1.isHealthy()).isFalse();
+    t.setHealthy("r1", true, "2 passed checks");
+    assertThat(r1.isHealthy()).isTrue();
+    assertThat(r1.slowStartShare(ticker.read())).isEqualTo(StatusTracker.SLOW_START_MIN_SHARE);
+    assertThat(events.health).extracting(e -> e.replicaId() + ":" + e.healthy())
+        .containsExactly("r1:false", "r1:true");
+  }
+
+  @Test
+  void membershipChangesAreReportedWithTheReplicaAndTheReason() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    t.update(named(2), "dns");
+    List<Replica> changed = new ArrayList<>(named(3).replicas());
+    changed.remove(0);
+    changed.set(0, changed.get(0).toBuilder().weight(2).build());
+    t.update(ReplicaSet.of(changed), "dns");
+    assertThat(events.membership).extracting(e -> e.replicaId() + " " + e.change() + " " + e.fleetSize())
+        .containsExactly("r0 ADDED 2", "r1 ADDED 2", "r1 UPDATED 2", "r2 ADDED 2", "r0 REMOVED 2");
+    assertThat(events.membership).allMatch(e -> e.reason().equals("dns"));
+    assertThat(events.membership.get(0).change()).isEqualTo(MembershipEvent.Change.ADDED);
+  }
+
+  @Test
+  void aReplicaThatLeavesAndReturnsStartsAfresh() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaSet set = named(4);
+    t.update(set, "test");
+    fail(t, t.statusesOf(set)[3], 5);
+    t.update(named(3), "test");
+    t.update(set, "test");
+    assertThat(t.statusesOf(set)[3].isEjected(ticker.read())).isFalse();
+  }
+}
