@@ -31,8 +31,8 @@ class PrefixHashTest {
   private static final String MODEL = "llama-3.1-8b";
   private static final int KEYS = 100_000;
 
-  private static PrefixHash.Picker picker(ReplicaSet replicas) {
-    return (PrefixHash.Picker) PrefixHash.builder().build().newPicker(replicas);
+  private static PrefixHashPicker picker(ReplicaSet replicas) {
+    return (PrefixHashPicker) PrefixHash.builder().build().newPicker(replicas);
   }
 
   private static List<RoutingRequest> requests(long seed, int count) {
@@ -169,7 +169,7 @@ class PrefixHashTest {
               .as("step %d: load of rank 0 (r%d)", step, chosen)
               .isLessThanOrEqualTo(c * (total + 1) * weights[chosen] / totalWeight);
         }
-        if (chosen != ((PrefixHash.Picker) picker).ownerOf(request)) rerouted++;
+        if (chosen != ((PrefixHashPicker) picker).ownerOf(request)) rerouted++;
         load.inFlight[chosen]++;
         inFlight.add(chosen);
       }
@@ -253,7 +253,7 @@ class PrefixHashTest {
     @Test
     void theModelIsPartOfTheKey() {
       ReplicaSet replicas = fleet(8);
-      PrefixHash.Picker picker = picker(replicas);
+      PrefixHashPicker picker = picker(replicas);
       int sameOwner = 0;
       for (RoutingRequest r : requests(8, 10_000)) {
         RoutingRequest other = RoutingRequest.of("qwen-2.5-7b", r.prompt());
@@ -277,7 +277,7 @@ class PrefixHashTest {
 
     @Test
     void prefixCharsBoundsWhatIsHashed() {
-      PrefixHash.Picker tenChars = (PrefixHash.Picker)
+      PrefixHashPicker tenChars = (PrefixHashPicker)
           PrefixHash.builder().prefixChars(10).build().newPicker(fleet(64));
       KeyExtractor ten = KeyExtractor.prefix(10);
       assertThat(ten.key(RoutingRequest.of(MODEL, "0123456789abc")))

@@ -71,8 +71,8 @@ class QueueAwareRoutingTest {
 
   @Nested
   class PrefixHashSkips {
-    final PrefixHash.Picker picker =
-        (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(8));
+    final PrefixHashPicker picker =
+        (PrefixHashPicker) PrefixHash.builder().build().newPicker(fleet(8));
     final int owner = picker.ownerOf(REQUEST);
     /** The owner's next ring neighbour: where failover goes, and where a skipped key lands. */
     final int neighbour = secondPick(picker);
@@ -241,7 +241,7 @@ class QueueAwareRoutingTest {
       Ranking over = picker.rank(REQUEST, load);
       assertThat(over.next()).isEqualTo(neighbour);
       assertThat(over.reason()).contains("over load bound");
-      PrefixHash.Picker loose = (PrefixHash.Picker) PrefixHash.builder().reportedLoadFactor(4)
+      PrefixHashPicker loose = (PrefixHashPicker) PrefixHash.builder().reportedLoadFactor(4)
           .build().newPicker(fleet(8));
       assertThat(loose.rank(REQUEST, load).next()).isEqualTo(owner);
       // Waiting requests count as load too: 3 waiting + 3 running is 6 again.
@@ -260,7 +260,7 @@ class QueueAwareRoutingTest {
       Arrays.fill(load.queue, 0);
       Arrays.fill(load.running, 0);
       assertThat(picker.rank(REQUEST, load).next()).isEqualTo(owner);
-      PrefixHash.Picker inFlightOnly = (PrefixHash.Picker) PrefixHash.builder()
+      PrefixHashPicker inFlightOnly = (PrefixHashPicker) PrefixHash.builder()
           .reportedLoad(false).build().newPicker(fleet(8));
       assertThat(inFlightOnly.rank(REQUEST, load).next()).isEqualTo(neighbour);
     }
@@ -314,7 +314,7 @@ class QueueAwareRoutingTest {
 
     @Test
     void reportedLoadOffIgnoresReports() {
-      PrefixHash.Picker blind = (PrefixHash.Picker) PrefixHash.builder().reportedLoad(false)
+      PrefixHashPicker blind = (PrefixHashPicker) PrefixHash.builder().reportedLoad(false)
           .build().newPicker(fleet(8));
       load.queue[owner] = 1000;
       load.kv[owner] = 1.0;
@@ -323,7 +323,7 @@ class QueueAwareRoutingTest {
 
     @Test
     void thresholdsAreConfigurableAndValidated() {
-      PrefixHash.Picker strict = (PrefixHash.Picker) PrefixHash.builder().queueThreshold(1)
+      PrefixHashPicker strict = (PrefixHashPicker) PrefixHash.builder().queueThreshold(1)
           .kvUsageThreshold(0.5).build().newPicker(fleet(8));
       load.queue[owner] = 1;
       assertThat(strict.rank(REQUEST, load).next()).isEqualTo(neighbour);
@@ -342,7 +342,7 @@ class QueueAwareRoutingTest {
     @Test
     void aSaturatedFleetCostsAFewPassesOverTheReplicasNotAWalkRoundTheRing() {
       int n = 200;
-      PrefixHash.Picker big = (PrefixHash.Picker) PrefixHash.builder().build().newPicker(fleet(n));
+      PrefixHashPicker big = (PrefixHashPicker) PrefixHash.builder().build().newPicker(fleet(n));
       ReportedLoad busy = new ReportedLoad(n);
       int[] calls = new int[1];
       LoadView counting = new LoadView() {
