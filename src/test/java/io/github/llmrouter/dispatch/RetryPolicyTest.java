@@ -163,5 +163,23 @@ class RetryPolicyTest {
     RetryPolicy p = RetryPolicy.builder().initialBackoff(Duration.ofNanos(999_999)).build();
     assertThat(p.backoff(1)).isZero();
     assertThat(p.backoff(4)).isZero();
+    RetryPolicy oneMilli = RetryPolicy.builder().initialBackoff(Duration.ofMillis(1)).jitter(0)
+        .build();
+    assertThat(oneMilli.backoff(1)).isEqualTo(Duration.ofMillis(1));
+    assertThat(oneMilli.backoff(2)).isEqualTo(Duration.ofMillis(2));
+  }
+
+  @Test
+  void withJitterEachBackoffIsDrawnAfreshWithinItsShareOfTheNominalValue() {
+    RetryPolicy p = RetryPolicy.defaults(); // 50 ms ±20%, then 100 ms ±20%
+    java.util.Set<Long> firsts = new java.util.TreeSet<>();
+    for (int i = 0; i < 200; i++) {
+      long first = p.backoff(1).toMillis();
+      assertThat(first).isBetween(40L, 60L);
+      assertThat(p.backoff(2).toMillis()).isBetween(80L, 120L);
+      firsts.add(first);
+    }
+    // 200 draws from 21 whole milliseconds: a constant backoff would mean no jitter at all.
+    assertThat(firsts.size()).isGreaterThan(1);
   }
 }
