@@ -262,4 +262,21 @@ class EligibilityTest {
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
   }
+
+  @Test
+  void longAnswersThatSucceedNeverOpenTheBreaker() {
+    ReplicaSet one = named(1);
+    CircuitBreakerPolicy fourCalls = CircuitBreakerPolicy.builder().slidingWindowSize(4)
+        .minimumCalls(4).build();
+    Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), fourCalls,
+        Duration.ZERO, one);
+    long tenMinutes = Duration.ofMinutes(10).toNanos(); // a long generation, answered in full
+    for (int i = 0; i < 8; i++) {
+      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      e.record(0, true, ticker.read(), tenMinutes, null);
+    }
+    assertThat(events.breakers).isEmpty();
+    assertThat(e.breaker(0).getState()).isEqualTo(
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
+  }
 }

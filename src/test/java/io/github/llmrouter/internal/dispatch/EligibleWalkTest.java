@@ -387,6 +387,10 @@ class EligibleWalkTest {
       eligibility.record(i, false, t0, 1_000, new ReplicaHttpException("r" + i, 429, "", true,
           Duration.ofSeconds(pauseSeconds[i])));
     }
+    EligibleWalk allPaused = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
+    assertThat(allPaused.next(t0)).as("not even in panic").isEqualTo(-1);
+    assertThat(allPaused.pausedUntil()).as("r0's, the first to end")
+        .isEqualTo(t0 + Duration.ofSeconds(1).toNanos());
     ticker.advance(Duration.ofSeconds(3)); // r0's pause is over
     EligibleWalk walk = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
 
