@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
+import io.github.llmrouter.api.FleetSaturatedException;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.ResponseStream;
@@ -19,6 +20,7 @@ import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.PanicEvent;
@@ -74,9 +76,14 @@ class AttemptLoopTest {
 
   /** A dispatcher with {@code retry}, {@code callTimeout} and {@code listener}; fleet empty. */
   private void configure(RetryPolicy retry, Duration callTimeout, RoutingListener listener) {
+    configure(retry, callTimeout, Admission.disabled(), listener);
+  }
+
+  private void configure(RetryPolicy retry, Duration callTimeout, Admission admission,
+      RoutingListener listener) {
     if (fleet != null) fleet.close();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
-        callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
+        callTimeout, CircuitBreakerPolicy.disabled(), admission, 16,
         Duration.ofSeconds(3), ticker, listener);
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
@@ -299,5 +306,30 @@ class AttemptLoopTest {
       }
     }
     assertThat(fleet.inFlight("r0")).isZero();
+  }
+
+  @Test
+  void everyKindOfCallWaitsForAdmissionWhileTheFleetIsSaturated() throws Exception {
+    configure(IMMEDIATE, Duration.ZERO, Admission.builder().queueThreshold(1)
+        .maxWait(Duration.ofNanos(1)).build(), events);
+    fleetOf(new int[] {200}, new int[] {200});
+    for (Replica r : fleet.replicas().replicas()) {
+      fleet.report(r, new LoadReport(1, 8, 0.2, Double.NaN, Double.NaN, ticker.read(),
+          LoadReport.Source.SCRAPE)); // a queue of one: saturated
+    }
+    byte[] streamBody = Endpoint.CHAT_STREAM.body(
+        ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+
+    assertThatThrownBy(() -> dispatcher.call(Endpoint.CHAT, routing(), body()))
+        .isExactlyInstanceOf(FleetSaturatedException.class);
+    assertThatThrownBy(() -> dispatcher.stream(Endpoint.CHAT_STREAM, routing(), streamBody))
+        .isExactlyInstanceOf(FleetSaturatedException.class);
+    CompletableFuture<ChatResponse> async = dispatcher.callAsync(Endpoint.CHAT, routing(), body());
+    assertThat(async).isNotDone();
+    scheduler.runNext(); // its wait's limit
+    assertThat(async).failsWithin(Duration.ofSeconds(5))
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseExactlyInstanceOf(FleetSaturatedException.class);
+    assertThat(servers.get(0).getRequestCount() + servers.get(1).getRequestCount()).isZero();
   }
 }
