@@ -23,6 +23,7 @@ import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -81,9 +82,14 @@ class AttemptLoopTest {
 
   private void configure(RetryPolicy retry, Duration callTimeout, Admission admission,
       RoutingListener listener) {
+    configure(retry, callTimeout, CircuitBreakerPolicy.disabled(), admission, listener);
+  }
+
+  private void configure(RetryPolicy retry, Duration callTimeout, CircuitBreakerPolicy breakers,
+      Admission admission, RoutingListener listener) {
     if (fleet != null) fleet.close();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
-        callTimeout, CircuitBreakerPolicy.disabled(), admission, 16,
+        callTimeout, breakers, admission, 16,
         Duration.ofSeconds(3), ticker, listener);
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
@@ -331,5 +337,28 @@ class AttemptLoopTest {
         .withThrowableOfType(ExecutionException.class)
         .withCauseExactlyInstanceOf(FleetSaturatedException.class);
     assertThat(servers.get(0).getRequestCount() + servers.get(1).getRequestCount()).isZero();
+  }
+
+  @Test
+  void cancellingAProbeCallHandsTheBreakersProbePermissionBack() throws Exception {
+    configure(IMMEDIATE, Duration.ZERO, CircuitBreakerPolicy.builder().slidingWindowSize(1)
+        .minimumCalls(1).failureRateThreshold(100).openDuration(Duration.ofSeconds(10))
+        .halfOpenCalls(1).build(), Admission.disabled(), events);
+    fleetOf(new int[] {503}, new int[] {200});
+    dispatcher.call(Endpoint.CHAT, routing(), body()); // r0 fails: its breaker opens
+    ticker.advance(Duration.ofSeconds(11));
+    servers.get(0).enqueue(new MockResponse.Builder().code(200).body(ANSWER)
+        .headersDelay(30, TimeUnit.SECONDS).build());
+
+    CompletableFuture<ChatResponse> probe = dispatcher.callAsync(Endpoint.CHAT, routing(), body());
+    assertThat(servers.get(0).takeRequest(10, TimeUnit.SECONDS)).as("the probe started")
+        .isNotNull();
+    probe.cancel(true);
+
+    // Without it, r0 would stay half-open with its only probe taken, skipped for good.
+    EventRecorder.await("the probe's permission to come back", Duration.ofSeconds(10),
+        () -> fleet.table().eligibility.tryPermit(0));
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
+        .containsExactly("OPEN", "HALF_OPEN");
   }
 }
