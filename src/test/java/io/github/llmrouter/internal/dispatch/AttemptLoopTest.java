@@ -361,4 +361,24 @@ class AttemptLoopTest {
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
   }
+
+  @Test
+  void aBlockingCallWithoutADeadlineWaitsForTheFleetsFirstReplicas() throws Exception {
+    CompletableFuture<ChatResponse> answer = new CompletableFuture<>();
+    Thread caller = new Thread(() -> {
+      try {
+        answer.complete(dispatcher.call(Endpoint.CHAT, routing(), body()));
+      } catch (RuntimeException e) {
+        answer.completeExceptionally(e);
+      }
+    }, "blocked-caller");
+    caller.start();
+    EventRecorder.await("the call to block", Duration.ofSeconds(10),
+        () -> caller.getState() == Thread.State.WAITING || !caller.isAlive());
+    assertThat(answer).as("still waiting: there is no deadline").isNotDone();
+
+    fleetOf(new int[] {200}, new int[] {});
+    assertThat(answer.get(10, TimeUnit.SECONDS).text()).isEqualTo("hi");
+    caller.join(10_000);
+  }
 }
