@@ -29,6 +29,7 @@ class CacheAwareRankingTest {
   private final ReplicaSet fleet = Fleets.named(4);
   private final ScriptedLoad load = new ScriptedLoad(4);
   private CacheAware.Picker picker;
+  private String question = "";
   private RoutingRequest request;
   private int home;
   private int systemHome;
@@ -36,15 +37,22 @@ class CacheAwareRankingTest {
   @BeforeEach
   void setUp() {
     picker = (CacheAware.Picker) CacheAware.builder().build().newPicker(fleet);
-    // A question whose conversation home and system-prompt home differ (the ring decides both).
-    for (int q = 0; ; q++) {
-      request = RoutingRequest.builder(MODEL).message("system", SYSTEM)
-          .message("user", String.format("%04d", q).repeat(256)).build();
+    // A question whose conversation home is r0 and whose system-prompt home is another replica
+    // (the ring decides both): r0 holds index slot 0 and is the replica index 0, each a boundary.
+    for (int q = 0; q < 1000; q++) {
+      question = String.format("%04d", q).repeat(256);
+      request = withSystem(question);
       PromptBlocks blocks = request.blocks(CacheAware.DEFAULT_BLOCK_CHARS);
       home = picker.home(blocks.hash(4));
       systemHome = picker.home(blocks.hash(3));
-      if (home != systemHome) break;
+      if (home == 0 && systemHome != 0) return;
     }
+    throw new AssertionError("no question found for the fixture");
+  }
+
+  /** A request of the fixture's system prompt followed by {@code user}. */
+  private static RoutingRequest withSystem(String user) {
+    return RoutingRequest.builder(MODEL).message("system", SYSTEM).message("user", user).build();
   }
 
   private CacheAwareRanking rank() {
@@ -253,6 +261,9 @@ class CacheAwareRankingTest {
         .isEqualTo("every replica over the load cap: lowest estimated time to first token");
     assertThat(ranking.next()).isEqualTo(systemHome);
     assertThat(ranking.reason()).isEqualTo("failover: next lowest estimated time to first token");
+    // Equal estimates over the cap: the first in ring order from the home.
+    assertThat(ranking.next()).isEqualTo(others().get(0));
+    assertThat(ranking.next()).isEqualTo(others().get(1));
   }
 
   @Test
@@ -290,9 +301,197 @@ class CacheAwareRankingTest {
     // 1,000 tokens; r0 has 1.5x the mean weight: 15,000 tokens per second, and r1 0.5x. Without
     // roles nothing is known shared: r0, the home of the first block, holds 960 tokens at 0.5.
     assertThat(ranking.next()).isZero();
+    assertThat(ranking.estimatedWaitSeconds()).isZero();
     assertThat(ranking.versusRunnerUp()).isEqualTo("r0: estimated TTFT 0.017 s (wait 0.000 s,"
         + " 480 of 1000 prompt tokens cached: conversation home) vs r1: estimated TTFT 0.200 s"
         + " (wait 0.000 s, 0 of 1000 prompt tokens cached: none) (λ 0.00)");
+  }
+
+  @Test
+  void theCapIsTheReplicasShareOfRequestsAwaitingAFirstTokenPlusTheSlack() {
+    // On the picker's first decision nothing is known awaiting: the bound is 2 x 1/4 + 4 = 4.5.
+    load.awaiting[home] = 4;
+    load.ageNanos[home] = 5_000_000_000L;
+    CacheAwareRanking within = rank();
+    assertThat(within.next()).isEqualTo(home);
+    assertThat(within.reason()).isEqualTo("lowest estimated time to first token");
+    CacheAware.Picker fresh = (CacheAware.Picker) CacheAware.builder().build().newPicker(fleet);
+    load.awaiting[home] = 5;
+    CacheAwareRanking over = (CacheAwareRanking) fresh.rank(request, load);
+    assertThat(over.next()).isEqualTo(systemHome);
+  }
+
+  @Test
+  void withOneReplicaWithinTheCapTheRunnerUpIsTheBestOverIt() {
+    for (int i = 0; i < 4; i++) {
+      if (i == systemHome) continue;
+      load.awaiting[i] = 10;
+      load.ageNanos[i] = 5_000_000_000L;
+    }
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(systemHome);
+    assertThat(ranking.versusRunnerUp()).isEqualTo(id(systemHome)
+        + ": estimated TTFT 0.038 s (wait 0.000 s, 128 of 512 prompt tokens cached:"
+        + " system-prompt home) vs " + id(home) + ": estimated TTFT 0.014 s (wait 0.000 s,"
+        + " 224 of 512 prompt tokens cached: conversation home) (λ 0.00)");
+  }
+
+  @Test
+  void amongEqualEstimatesTheRunnerUpIsTheNextInRingOrder() {
+    ReplicaSet six = Fleets.named(6);
+    CacheAware.Picker p = (CacheAware.Picker) CacheAware.builder().build().newPicker(six);
+    CacheAwareRanking ranking = (CacheAwareRanking) p.rank(request, new ScriptedLoad(6));
+    int first = ranking.next();
+    int second = ranking.next();
+    List<Integer> rest = new java.util.ArrayList<>();
+    for (int k = 1; k < 6; k++) {
+      int i = (ranking.conversationHome() + k) % 6;
+      if (i != first && i != second) rest.add(i);
+    }
+    assertThat(ranking.next()).isEqualTo(rest.get(0));
+    assertThat(ranking.versusRunnerUp()).contains(" vs r" + rest.get(1) + ": ");
+  }
+
+  @Test
+  void aReplicaWhoseRequestsWaitLongerThanTheFleetsPrefillsSlowerInProportion() {
+    // The home's requests waited twice the fleet's mean (0.15 s): its prefill rate is halved.
+    load.queueWait[home] = 0.3;
+    for (int i = 1; i < 4; i++) load.queueWait[i] = 0.1;
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(home);
+    assertThat(ranking.versusRunnerUp()).startsWith(id(home)
+        + ": estimated TTFT 0.029 s (wait 0.000 s, 224 of 512 prompt tokens cached:");
+  }
+
+  @Test
+  void aContinuedConversationThisClientSentIsKnownAndTeachesTheForeignShareDown() {
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(home, load.now, true).completed(512, 0, load.now + 1);
+    // The next turn: the index holds the first turn's eight blocks on the home, past the shared
+    // four, so the conversation is this client's own and the ring prediction is not judged.
+    RoutingRequest next = RoutingRequest.builder(MODEL).message("system", SYSTEM)
+        .message("user", question)
+        .message("assistant", "a".repeat(256)).message("user", "u".repeat(256)).build();
+    CacheAwareRanking second = (CacheAwareRanking) picker.rank(next, load);
+    assertThat(second.next()).isEqualTo(home);
+    assertThat(second.predictedCachedTokens()).isEqualTo(512);
+    double confidence = picker.states[home].conversationConfidence;
+    double foreign = picker.memory.calibration.foreignShare();
+    second.sent(home, load.now, true).completed(640, 512, load.now + 1);
+    assertThat(picker.states[home].conversationConfidence).isEqualTo(confidence);
+    assertThat(picker.memory.calibration.foreignShare())
+        .isCloseTo(foreign - 0.05 * foreign, within(1e-12));
+  }
+
+  @Test
+  void aPromptThatIsAllSystemPromptIsKeyedOnItsLastBlock() {
+    RoutingRequest systemOnly = RoutingRequest.builder(MODEL).message("system", SYSTEM).build();
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(systemOnly, load);
+    int first = ranking.next();
+    assertThat(ranking.conversationHome()).isEqualTo(systemHome);
+    assertThat(first).isEqualTo(systemHome);
+    // The conversation prediction (three blocks) and the system prompt's (all four) on one home.
+    assertThat(ranking.predictedCachedTokens()).isEqualTo(128);
+  }
+
+  @Test
+  void aTwoBlockPromptPredictsItsFirstBlockOnItsHome() {
+    CacheAwareRanking ranking =
+        (CacheAwareRanking) picker.rank(RoutingRequest.of(MODEL, "t".repeat(512)), load);
+    ranking.next();
+    assertThat(ranking.predictedCachedTokens()).isEqualTo(32);
+  }
+
+  @Test
+  void aSharedPreambleLearntWithoutRolesEndsWhereTheBlocksFollowingItDiffer() {
+    // Completions (no roles) that all start with the same four blocks, each followed by a
+    // different one: the four are learnt shared.
+    String preamble = "p".repeat(1024);
+    for (int k = 0; k < 8; k++) {
+      RoutingRequest r = RoutingRequest.of(MODEL, preamble + String.format("%03d", k).repeat(86));
+      CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(r, load);
+      ranking.sent(ranking.next(), load.now, true).completed(-1, -1, load.now);
+    }
+    // The preamble and one block more: every block but the last is shared; keyed on the last.
+    RoutingRequest r = RoutingRequest.of(MODEL, preamble + "q".repeat(256));
+    PromptBlocks blocks = r.blocks(CacheAware.DEFAULT_BLOCK_CHARS);
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(r, load);
+    ranking.next();
+    assertThat(ranking.conversationHome()).isEqualTo(picker.home(blocks.hash(4)));
+    // Longer: keyed on the first block past the preamble.
+    RoutingRequest longer = RoutingRequest.of(MODEL, preamble + "q".repeat(256 * 5));
+    CacheAwareRanking l = (CacheAwareRanking) picker.rank(longer, load);
+    l.next();
+    assertThat(l.conversationHome())
+        .isEqualTo(picker.home(longer.blocks(CacheAware.DEFAULT_BLOCK_CHARS).hash(4)));
+    // The preamble's first block alone: a one-block prompt has no shared prefix to predict.
+    RoutingRequest head = RoutingRequest.of(MODEL, "p".repeat(256));
+    CacheAwareRanking h = (CacheAwareRanking) picker.rank(head, load);
+    int chosen = h.next();
+    assertThat(h.versusRunnerUp()).doesNotContain("system-prompt home");
+    assertThat(chosen).isNotNegative();
+  }
+
+  @Test
+  void theTokenRatioAnswersReportScalesEveryEstimate() {
+    // One answer reported 1,024 prompt tokens for the 512 estimated: the ratio moves 5% of the
+    // way to 2.
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(home, load.now, true).completed(1024, -1, load.now);
+    double r = 1.05;
+    assertThat(picker.memory.calibration.tokenRatio()).isCloseTo(r, within(1e-12));
+    load.now += 1;
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(withSystem(
+        "v".repeat(1024)), load);
+    assertThat(ranking.next()).isEqualTo(ranking.conversationHome());
+    int h = ranking.conversationHome();
+    // 512 estimated tokens are 537.6 real ones; 224 predicted cached are 235.2.
+    assertThat(ranking.predictedCachedTokens()).isEqualTo(235);
+    assertThat(ranking.versusRunnerUp()).contains("235 of 538 prompt tokens cached");
+    // Sent: (537.6 - 235.2) real tokens to prefill at 10,000 per second.
+    ranking.sent(h, load.now, true);
+    assertThat(picker.states[h].ownWait(load.now)).isCloseTo(0.03024, within(1e-9));
+  }
+
+  @Test
+  void ringPredictionsAreJudgedInRealTokens() {
+    CacheAwareRanking warm = rank();
+    warm.next();
+    warm.sent(home, load.now, true).completed(1024, -1, load.now);
+    double r = picker.memory.calibration.tokenRatio();
+    RoutingRequest fresh = withSystem("w".repeat(1024));
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(fresh, load);
+    ranking.next();
+    int h = ranking.conversationHome();
+    ReplicaState state = picker.states[h];
+    double before = state.conversationConfidence;
+    // 360 real tokens cached, of the 448 x r predicted and the shared 256 x r.
+    ranking.sent(h, load.now, true).completed(538, 360, load.now);
+    double sample = (360 - 256 * r) / (448 * r - 256 * r);
+    assertThat(state.conversationConfidence)
+        .isCloseTo(before + 0.1 * (sample - before), within(1e-9));
+  }
+
+  @Test
+  void aSystemHomeThisClientAlreadyFilledWithTheSystemPromptIsNotJudgedByTheRing() {
+    // Another conversation with the same system prompt went to the system home: the index holds
+    // exactly the four shared blocks there.
+    CacheAwareRanking other = (CacheAwareRanking) picker.rank(withSystem("o".repeat(1024)), load);
+    other.next();
+    other.sent(systemHome, load.now, true).completed(-1, -1, load.now);
+    CacheAwareRanking ranking = rank();
+    ranking.next();
+    double before = picker.states[systemHome].systemConfidence;
+    ranking.sent(systemHome, load.now, true).completed(512, 0, load.now);
+    assertThat(picker.states[systemHome].systemConfidence).isEqualTo(before);
+    // Judged where the index did not make the prediction: nothing cached pulls it down.
+    CacheAware.Picker fresh = (CacheAware.Picker) CacheAware.builder().build().newPicker(fleet);
+    CacheAwareRanking judged = (CacheAwareRanking) fresh.rank(request, load);
+    judged.next();
+    judged.sent(systemHome, load.now, true).completed(512, 0, load.now);
+    assertThat(fresh.states[systemHome].systemConfidence).isCloseTo(0.45, within(1e-12));
   }
 
   /** A load view whose reports, report ages and clock a test sets. */
@@ -300,12 +499,20 @@ class CacheAwareRankingTest {
     final int[] inFlight;
     final int[] awaiting;
     final long[] ageNanos;
+    final double[] queueWait;
     long now = 1_000_000_000L;
 
     ScriptedLoad(int n) {
       inFlight = new int[n];
       awaiting = new int[n];
       ageNanos = new long[n];
+      queueWait = new double[n];
+      Arrays.fill(queueWait, Double.NaN);
+    }
+
+    @Override
+    public double queueWait(int index, long now) {
+      return queueWait[index];
     }
 
     @Override
