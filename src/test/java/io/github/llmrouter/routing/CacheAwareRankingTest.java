@@ -429,8 +429,15 @@ class CacheAwareRankingTest {
     RoutingRequest head = RoutingRequest.of(MODEL, "p".repeat(256));
     CacheAwareRanking h = (CacheAwareRanking) picker.rank(head, load);
     int chosen = h.next();
-    assertThat(h.versusRunnerUp()).doesNotContain("system-prompt home");
-    assertThat(chosen).isNotNegative();
+    assertThat(h.versusRunnerUp()).isEqualTo("r" + chosen + ": estimated TTFT 0.000 s (wait"
+        + " 0.000 s, 64 of 64 prompt tokens cached: index) vs r" + ((chosen + 1) % 4)
+        + ": estimated TTFT 0.006 s (wait 0.000 s, 0 of 64 prompt tokens cached: none) (λ 0.00)");
+    // Two blocks, the first shared: the second is the conversation's.
+    RoutingRequest two = RoutingRequest.of(MODEL, "p".repeat(256) + "z".repeat(256));
+    CacheAwareRanking t = (CacheAwareRanking) picker.rank(two, load);
+    t.next();
+    assertThat(t.conversationHome())
+        .isEqualTo(picker.home(two.blocks(CacheAware.DEFAULT_BLOCK_CHARS).hash(1)));
   }
 
   @Test
@@ -449,7 +456,12 @@ class CacheAwareRankingTest {
     int h = ranking.conversationHome();
     // 512 estimated tokens are 537.6 real ones; 224 predicted cached are 235.2.
     assertThat(ranking.predictedCachedTokens()).isEqualTo(235);
-    assertThat(ranking.versusRunnerUp()).contains("235 of 538 prompt tokens cached");
+    // Its home: (537.6 - 235.2) x 0.5 / 10,000 s. The first request's home, r0, holds the four
+    // system blocks in the index: 268.8 real tokens.
+    assertThat(ranking.versusRunnerUp()).isEqualTo(id(h)
+        + ": estimated TTFT 0.015 s (wait 0.000 s, 235 of 538 prompt tokens cached:"
+        + " conversation home) vs r0: estimated TTFT 0.027 s (wait 0.000 s, 269 of 538 prompt"
+        + " tokens cached: index) (λ 0.00)");
     // Sent: (537.6 - 235.2) real tokens to prefill at 10,000 per second.
     ranking.sent(h, load.now, true);
     assertThat(picker.states[h].ownWait(load.now)).isCloseTo(0.03024, within(1e-9));
@@ -492,6 +504,71 @@ class CacheAwareRankingTest {
     judged.next();
     judged.sent(systemHome, load.now, true).completed(512, 0, load.now);
     assertThat(fresh.states[systemHome].systemConfidence).isCloseTo(0.45, within(1e-12));
+  }
+
+  @Test
+  void theRunnerUpOverTheCapIsTheFirstOfEqualEstimatesInRingOrder() {
+    // Only the system home is within the cap. Over it: the home, its reported backlog half
+    // drained (0.5 s ahead), and the other two, drained, at equal estimates.
+    load.awaiting[home] = 10;
+    load.ageNanos[home] = 500_000_000L;
+    for (int i : others()) {
+      load.awaiting[i] = 10;
+      load.ageNanos[i] = 5_000_000_000L;
+    }
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(systemHome);
+    assertThat(ranking.reason()).isEqualTo("lowest estimated time to first token");
+    assertThat(ranking.versusRunnerUp()).contains(" vs " + id(others().get(0)) + ": ");
+  }
+
+  @Test
+  void aReplicaOverTheCapOnlyAsGoodAsTheBestWithinItIsNoReasonToMentionTheCap() {
+    // Both homes busy with this client's own work (1 s each, within the cap); of the other two,
+    // one is over the cap and one within, at equal estimates.
+    picker.states[home].add(load.now, 1_000_000_000L, true);
+    picker.states[systemHome].add(load.now, 1_000_000_000L, true);
+    int over = others().get(0);
+    load.awaiting[over] = 10;
+    load.ageNanos[over] = 5_000_000_000L;
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(others().get(1));
+    assertThat(ranking.reason()).isEqualTo("lowest estimated time to first token");
+  }
+
+  @Test
+  void blocksSentLongAgoAndFoundMostlyMissingShortenTheSlotsHorizon() {
+    CacheAwareRanking warm = rank();
+    warm.next();
+    warm.sent(home, load.now, true).completed(1024, -1, load.now);
+    double r = picker.memory.calibration.tokenRatio();
+    // Ten seconds on, the same prompt: the index holds it on the home, 512 x r real tokens.
+    load.now += 10_000_000_000L;
+    CacheAwareRanking again = rank();
+    again.next();
+    int before = picker.memory.horizon(picker.states[home].slot);
+    // 410 cached is under 80% of 537.6: a miss at age 10 s pulls the horizon a quarter of the way
+    // down to it.
+    again.sent(home, load.now, true).completed(538, 410, load.now);
+    int age = PrefixIndex.tick(load.now) - PrefixIndex.tick(load.now - 10_000_000_000L);
+    assertThat(r).isCloseTo(1.05, within(1e-12));
+    assertThat(picker.memory.horizon(picker.states[home].slot))
+        .isEqualTo((int) (before - FleetMemory.HORIZON_STEP * (before - age)));
+  }
+
+  @Test
+  void theSystemHomeIsJudgedInRealTokens() {
+    CacheAwareRanking warm = rank();
+    warm.next();
+    warm.sent(home, load.now, true).completed(1024, -1, load.now);
+    double r = picker.memory.calibration.tokenRatio();
+    CacheAwareRanking ranking = rank();
+    ranking.next();
+    ranking.next();
+    // 200 real tokens cached of the system prompt's 256 x r.
+    ranking.sent(systemHome, load.now, true).completed(538, 200, load.now);
+    assertThat(picker.states[systemHome].systemConfidence)
+        .isCloseTo(0.5 + 0.1 * (200 / (256 * r) - 0.5), within(1e-9));
   }
 
   /** A load view whose reports, report ages and clock a test sets. */
