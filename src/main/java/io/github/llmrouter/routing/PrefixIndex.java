@@ -6,8 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * One client's approximate memory of which replicas recently received which prompt blocks: a
  * bounded, set-associative table from chained block hash to the replicas (as bits of up to 64
- * slots) that received it, the time it was last sent anywhere, and how often the block that follows it
- * has changed (which tells a shared system prompt from a conversation).
+ * slots) that received it, the time it was last sent anywhere, and how often the block that
+ * follows it has changed (which tells a shared system prompt from a conversation).
  *
  * <p><b>Memory.</b> {@code capacity} entries of {@value #BYTES_PER_ENTRY} bytes, allocated once;
  * an entry is a set of {@value #WAYS} and a new block replaces the least recently sent one of its

@@ -100,6 +100,10 @@ class PrefixIndexTest {
     assertThat(index.isShared(50)).isFalse();
     index.record(chain(50, 45), 2, 0, 5, ALL);
     assertThat(index.isShared(50)).isTrue();
+    // A block first sent as a prompt's last has no successor: the first one it gets is no change.
+    index.record(chain(55), 1, 0, 1, ALL);
+    for (int k = 1; k <= 4; k++) index.record(chain(55, 40 + k), 2, 0, k, ALL);
+    assertThat(index.isShared(55)).isFalse();
     // The same successor again and again is no change.
     for (int k = 0; k < 10; k++) index.record(chain(60, 61), 2, 0, k, ALL);
     assertThat(index.isShared(60)).isFalse();
