@@ -223,4 +223,20 @@ class PromptBlocksTest {
     assertThat(b.hash(1)).isEqualTo(0x7c689701b54316e9L);
     assertThat(plain.hash(0)).isEqualTo(0xff1e4f9226fe00a4L);
   }
+
+  @Test
+  void aRequestPrintsItsShapeOnly() {
+    assertThat(RoutingRequest.of(MODEL, "hello").toString())
+        .isEqualTo("RoutingRequest{model=llama-3.1-8b, promptChars=5}");
+    assertThat(RoutingRequest.of(MODEL, null).toString())
+        .isEqualTo("RoutingRequest{model=llama-3.1-8b, promptChars=0}");
+    // promptChars: the first user message, the text a prefix key reads.
+    assertThat(chat(MODEL).routingKey("k").build().toString()).isEqualTo(
+        "RoutingRequest{model=llama-3.1-8b, promptChars=300, messages=2, routingKey=<set>}");
+  }
+
+  @Test
+  void blocksOfOneCharacterAreAllowed() {
+    assertThat(RoutingRequest.of(MODEL, "abc").blocks(1).size()).isEqualTo(3);
+  }
 }
