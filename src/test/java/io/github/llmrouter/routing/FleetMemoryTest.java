@@ -152,6 +152,15 @@ class FleetMemoryTest {
   }
 
   @Test
+  void aResetOfOneSlotLeavesTheOthersEntriesWhateverTheirStamp() {
+    // Ticks read negative after 2^31 of them (about 25 days of a nanoTime origin at boot).
+    memory.statesFor(range(0, 2));
+    memory.reset(0, -100);
+    assertThat(memory.validAt(-500, 0)).isEqualTo(0b10L);
+    assertThat(memory.validAt(0, 0)).isEqualTo(0b11L);
+  }
+
+  @Test
   void resetsCompareTicksAcrossTheirWrap() {
     // Ticks wrap after about 50 days: a stamp just past the wrap is newer than a reset before it.
     memory.statesFor(range(0, 2));
