@@ -78,12 +78,20 @@ class CalibrationTest {
     assertThat(calibration.foreignShare()).isCloseTo(0.5 * Math.pow(0.95, 200), within(1e-12));
   }
 
+  /**
+   * Prefills of {@link #SIZES} tokens per unit of weight on a replica of {@code weight}, each
+   * taking {@code overhead} seconds plus its tokens at {@code rate} per unit of weight.
+   */
+  private void prefillsOnALine(int samples, double overhead, double rate, double weight) {
+    for (int i = 0; i < samples; i++) {
+      double tokens = weight * SIZES[i % SIZES.length];
+      calibration.prefill(tokens, overhead + tokens / (rate * weight), weight);
+    }
+  }
+
   @Test
   void prefillsOnTheInitialLineKeepTheInitialRate() {
-    for (int i = 0; i < 100; i++) {
-      int tokens = SIZES[i % SIZES.length];
-      calibration.prefill(tokens, 0.01 + tokens / 10_000.0, 1);
-    }
+    prefillsOnALine(100, 0.01, 10_000, 1);
     assertThat(calibration.prefillRate()).isCloseTo(10_000, within(1e-6));
   }
 
@@ -91,20 +99,14 @@ class CalibrationTest {
   void prefillsLearnTheRateOfAReplicaWhateverItsStepOverhead() {
     // A 50 ms overhead where the pseudo-samples say 10 ms: a fit that miscounted the samples
     // would mistake part of the overhead for per-token time.
-    for (int i = 0; i < 1_500; i++) {
-      int tokens = SIZES[i % SIZES.length];
-      calibration.prefill(tokens, 0.05 + tokens / 40_000.0, 1);
-    }
+    prefillsOnALine(1_500, 0.05, 40_000, 1);
     assertThat(calibration.prefillRate()).isCloseTo(40_000, within(1e-6));
   }
 
   @Test
   void theRateIsPerUnitOfReplicaWeight() {
     // A replica of weight 4 prefills 4 x 25,000 tokens per second.
-    for (int i = 0; i < 1_500; i++) {
-      int tokens = 4 * SIZES[i % SIZES.length];
-      calibration.prefill(tokens, 0.02 + tokens / 100_000.0, 4);
-    }
+    prefillsOnALine(1_500, 0.02, 25_000, 4);
     assertThat(calibration.prefillRate()).isCloseTo(25_000, within(1e-6));
   }
 

@@ -167,9 +167,7 @@ class SentAttemptTest {
     a.completed(20_000, 0, sent + 3_000_000_000L);
     assertThat(state.awaiting.get()).isZero();
     assertThat(state.ownWait(sent)).isZero();
-    Calibration expected = new Calibration();
-    expected.prefill(20_000, 1.0, 1);
-    assertThat(calibration().prefillRate()).isEqualTo(expected.prefillRate());
+    assertThat(calibration().prefillRate()).isEqualTo(rateAfterOnePrefill(20_000, 1.0, 1));
   }
 
   @Test
@@ -211,31 +209,35 @@ class SentAttemptTest {
 
   @Test
   void aStreamWithNothingAheadSamplesThePrefillRatePerUnitOfWeight() {
-    SentAttempt a = attempt().weight(2).send();
-    a.firstToken(SENT + 1_000_000_000L);
-    a.completed(25_000, 5_000, SENT + 3_000_000_000L);
-    Calibration expected = new Calibration();
-    expected.prefill(20_000, 1.0, 2);
-    assertThat(calibration().prefillRate()).isEqualTo(expected.prefillRate());
+    streamOneSecondToFirstToken(attempt().weight(2), 25_000, 5_000);
+    assertThat(calibration().prefillRate()).isEqualTo(rateAfterOnePrefill(20_000, 1.0, 2));
   }
 
   @Test
   void aWaitOfUpToATenthOfItsOwnPrefillStillCountsAsNothingAhead() {
-    SentAttempt a = attempt().waited(0.01).send();
-    a.firstToken(SENT + 1_000_000_000L);
-    a.completed(20_000, 0, SENT + 3_000_000_000L);
-    Calibration expected = new Calibration();
-    expected.prefill(20_000, 1.0, 1);
-    assertThat(calibration().prefillRate()).isEqualTo(expected.prefillRate());
+    streamOneSecondToFirstToken(attempt().waited(0.01), 20_000, 0);
+    assertThat(calibration().prefillRate()).isEqualTo(rateAfterOnePrefill(20_000, 1.0, 1));
   }
 
   @Test
   void aStreamThatWaitedBehindOtherWorkIsNoPrefillSample() {
-    SentAttempt a = attempt().waited(0.02).send();
-    a.firstToken(SENT + 1_000_000_000L);
-    a.completed(20_000, 0, SENT + 3_000_000_000L);
+    streamOneSecondToFirstToken(attempt().waited(0.02), 20_000, 0);
     assertThat(calibration().prefillRate())
         .isEqualTo(Calibration.INITIAL_PREFILL_TOKENS_PER_SECOND);
+  }
+
+  /** Sends {@code s}, its first token 1 s later, its answer with these token counts 2 s after. */
+  private static void streamOneSecondToFirstToken(Send s, long promptTokens, long cachedTokens) {
+    SentAttempt a = s.send();
+    a.firstToken(s.sentNanos + 1_000_000_000L);
+    a.completed(promptTokens, cachedTokens, s.sentNanos + 3_000_000_000L);
+  }
+
+  /** The rate a fresh calibration learns from one prefill sample. */
+  private static double rateAfterOnePrefill(double tokens, double seconds, double weight) {
+    Calibration c = new Calibration();
+    c.prefill(tokens, seconds, weight);
+    return c.prefillRate();
   }
 
   @Test
