@@ -13,8 +13,9 @@ import java.time.Duration;
  * the dispatcher skips the replica at once instead of paying a timeout first. After {@link
  * Builder#openDuration openDuration} it lets {@link Builder#halfOpenCalls halfOpenCalls} probe
  * calls through (half-open): if their failure rate is below the threshold it closes, otherwise it
- * opens again. 4xx answers and the caller's own deadline are not the replica's fault and count as
- * neither.
+ * opens again. A 4xx answer (429 included) judges the request, not the replica, and counts as a
+ * success of the replica; the caller's own deadline and a cancelled call say nothing about it and
+ * count as neither.
  *
  * <pre>{@code
  * LlmClient.builder().circuitBreaker(CircuitBreakerPolicy.builder()

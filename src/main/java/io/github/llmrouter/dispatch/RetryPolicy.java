@@ -304,7 +304,7 @@ public final class RetryPolicy {
       check(minRetriesPerSecond >= 0 && minRetriesPerSecond <= 10_000,
           "minRetriesPerSecond", "[0, 10000]", minRetriesPerSecond);
       for (int s : retryableStatuses) {
-        check(s >= 400 && s <= 599, "retryableStatuses", "HTTP statuses in [400, 599]", s);
+        check(s >= 400 && s <= 599, "retryableStatuses", "[400, 599]", s);
       }
       return new RetryPolicy(this);
     }

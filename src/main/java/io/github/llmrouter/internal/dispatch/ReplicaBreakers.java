@@ -10,6 +10,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowSynchronizationStrategy;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -38,6 +39,10 @@ final class ReplicaBreakers {
             SlidingWindowType.COUNT_BASED, SlidingWindowSynchronizationStrategy.LOCK_FREE)
         .waitDurationInOpenState(policy.openDuration())
         .permittedNumberOfCallsInHalfOpenState(policy.halfOpenCalls())
+        // Failures open a breaker, slowness does not: an LLM answer may rightly take minutes
+        // (the call's own timeouts bound it), and Resilience4j's default would open on a window
+        // of answers that each took over 60 s.
+        .slowCallDurationThreshold(Duration.ofNanos(Long.MAX_VALUE))
         // Open → half-open is decided lazily by the next call's permission check, in the
         // client's time: no timer thread, and virtual time in tests.
         .automaticTransitionFromOpenToHalfOpenEnabled(false)

@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
+import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -22,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The dispatcher's walk over a policy's ranking: skipping ineligible replicas, deferring
@@ -139,9 +142,9 @@ class EligibleWalkTest {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
         events);
     ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
-    ReplicaSet set = named(3);
+    ReplicaSet set = named(6); // more than the four the walk makes room for at first
     tracker.update(set, "test");
-    for (int i = 0; i < 3; i++) tracker.setHealthy("r" + i, false, "down");
+    for (int i = 0; i < 6; i++) tracker.setHealthy("r" + i, false, "down");
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
     ReplicaPicker picker = PrefixHash.builder().build().newPicker(set);
     RoutingRequest r = key(7);
@@ -205,6 +208,8 @@ class EligibleWalkTest {
   @Test
   void fourHundredsAndTheCallersDeadlineAreNotTheReplicasFault() {
     assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 503, "", true, null))).isTrue();
+    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 500, "", true, null))).isTrue();
+    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 499, "", false, null))).isFalse();
     assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 429, "", true, null))).isFalse();
     assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 400, "", false, null))).isFalse();
     assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.LlmTimeoutException(
@@ -213,5 +218,276 @@ class EligibleWalkTest {
         "deadline", "r", null, false))).isFalse();
     assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.ReplicaUnreachableException(
         "r", new java.net.ConnectException("refused")))).isTrue();
+    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.MalformedResponseException(
+        "r", "not JSON", new java.io.IOException("unexpected end")))).isTrue();
+    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.LlmException(
+        "cancelled by the caller"))).isFalse();
+  }
+
+  /** A ranking in a fixed order, with fixed predictions. */
+  private static final class InOrder implements Ranking {
+    private final int[] order;
+    private int taken;
+    double estimatedWaitSeconds = Double.NaN;
+
+    InOrder(int... order) {
+      this.order = order;
+    }
+
+    @Override
+    public int next() {
+      return taken < order.length ? order[taken++] : -1;
+    }
+
+    @Override
+    public String reason() {
+      return "in test order";
+    }
+
+    @Override
+    public long predictedCachedTokens() {
+      return 128;
+    }
+
+    @Override
+    public double estimatedWaitSeconds() {
+      return estimatedWaitSeconds;
+    }
+
+    @Override
+    public String versusRunnerUp() {
+      return "fewer queued than r1";
+    }
+  }
+
+  /** A tracker of {@code set} whose slow start lasts 30 s; no replica warming yet. */
+  private StatusTracker warmTracker(ReplicaSet set) {
+    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
+        ticker, events);
+    tracker.update(set, "test");
+    return tracker;
+  }
+
+  /** Replica {@code id} comes back healthy now: its slow start begins at a 10% share. */
+  private static void restarts(StatusTracker tracker, String id) {
+    tracker.setHealthy(id, false, "down");
+    tracker.setHealthy(id, true, "up");
+  }
+
+  /** The first test request whose key falls at or above {@code share}: a slow start declines it. */
+  private static RoutingRequest declinedBelow(double share, Eligibility eligibility) {
+    for (int i = 0; i < 100; i++) {
+      RoutingRequest r = key(i);
+      if (new EligibleWalk(new InOrder(), eligibility, r, KEYS).get() >= share) return r;
+    }
+    throw new AssertionError("no key at or above " + share);
+  }
+
+  /** Breakers that open on one failure and, 10 s later, let one probe through. */
+  private ReplicaBreakers openOnOneFailure() {
+    return new ReplicaBreakers(CircuitBreakerPolicy.builder().slidingWindowSize(1).minimumCalls(1)
+        .failureRateThreshold(100).openDuration(Duration.ofSeconds(10)).halfOpenCalls(1).build(),
+        ticker, events);
+  }
+
+  /** Replica {@code index} fails an attempt it was admitted for: a breaker of one call opens. */
+  private void failsOnce(Eligibility eligibility, int index, Duration retryAfter) {
+    assertThat(eligibility.admit(index, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    eligibility.record(index, true, ticker.read(), 1_000,
+        new ReplicaHttpException("r" + index, 503, "", true, retryAfter));
+  }
+
+  @Test
+  void aWarmingReplicaThatDeclinesTheKeyIsTriedOnlyAfterEveryWarmOne() {
+    ReplicaSet three = named(3);
+    StatusTracker tracker = warmTracker(three);
+    restarts(tracker, "r1");
+    Eligibility eligibility = Eligibility.of(tracker, noBreakers(), Duration.ZERO, three);
+    RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
+    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0, 2), eligibility, r, KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.reason()).isEqualTo("in test order");
+    assertThat(walk.fromRanking()).isTrue();
+    assertThat(walk.next(ticker.read())).isEqualTo(2);
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.reason()).isEqualTo("slow start: no fully warm replica left");
+    assertThat(walk.fromRanking()).isFalse();
+    assertThat(walk.panicked()).isFalse();
+    assertThat(walk.permitted()).isTrue();
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.picks()).isEqualTo(3);
+    assertThat(walk.pausedUntil()).isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
+  void aWarmingReplicaTakesABreakerPermissionWhenItIsTried() {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = warmTracker(two);
+    restarts(tracker, "r1");
+    Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, two);
+    RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
+    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.permitted()).isTrue();
+    eligibility.record(1, walk.permitted(), ticker.read(), 1_000,
+        new ReplicaHttpException("r1", 503, "", true, null));
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::replicaId, CircuitBreakerEvent::to)
+        .containsExactly(org.assertj.core.api.Assertions.tuple("r1", "OPEN"));
+  }
+
+  @Test
+  void aWarmingReplicaBehindAnOpenBreakerIsNotTriedOnceAnotherWasAdmitted() {
+    ReplicaSet three = named(3);
+    StatusTracker tracker = warmTracker(three);
+    restarts(tracker, "r1");
+    Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, three);
+    failsOnce(eligibility, 1, null);
+    RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
+    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0, 2), eligibility, r, KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.next(ticker.read())).isEqualTo(2);
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.picks()).isEqualTo(2);
+  }
+
+  @Test
+  void inPanicAWarmingReplicaBehindAnOpenBreakerComesAfterTheIneligibleOnes() {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = warmTracker(two);
+    restarts(tracker, "r1");
+    tracker.setHealthy("r0", false, "down");
+    Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, two);
+    failsOnce(eligibility, 1, null);
+    RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
+    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.panicked()).isTrue();
+    assertThat(walk.permitted()).as("a panic pick holds no permission").isFalse();
+    assertThat(walk.fromRanking()).isFalse();
+    assertThat(walk.reason()).isEqualTo("panic: no eligible replica, trying all");
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.panicked()).isTrue();
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.picks()).isEqualTo(2);
+  }
+
+  @Test
+  void pausedReplicasAreTriedAsTheirPausesEndAndTheWalkSaysWhenTheNextOneEnds() {
+    ReplicaSet three = named(3);
+    Eligibility eligibility = Eligibility.of(warmTracker(three), noBreakers(),
+        Duration.ofSeconds(30), three);
+    long t0 = ticker.read();
+    int[] pauseSeconds = {1, 5, 4};
+    for (int i = 0; i < 3; i++) {
+      eligibility.record(i, false, t0, 1_000, new ReplicaHttpException("r" + i, 429, "", true,
+          Duration.ofSeconds(pauseSeconds[i])));
+    }
+    EligibleWalk allPaused = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
+    assertThat(allPaused.next(t0)).as("not even in panic").isEqualTo(-1);
+    assertThat(allPaused.pausedUntil()).as("r0's, the first to end")
+        .isEqualTo(t0 + Duration.ofSeconds(1).toNanos());
+    ticker.advance(Duration.ofSeconds(3)); // r0's pause is over
+    EligibleWalk walk = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.pausedUntil()).as("r2's, the first to end")
+        .isEqualTo(t0 + Duration.ofSeconds(4).toNanos());
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(walk.next(ticker.read())).isEqualTo(2);
+    assertThat(walk.reason()).isEqualTo("in test order");
+    assertThat(walk.fromRanking()).isFalse();
+    assertThat(walk.permitted()).isTrue();
+    assertThat(walk.picks()).isEqualTo(2);
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.pausedUntil()).isEqualTo(t0 + Duration.ofSeconds(5).toNanos());
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+    assertThat(walk.pausedUntil()).as("none left").isEqualTo(Long.MIN_VALUE);
+    assertThat(walk.picks()).isEqualTo(3);
+  }
+
+  @ParameterizedTest(name = "with breakers: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWarmingReplicaWhosePauseEndsIsTriedAsASlowStartPick(boolean withBreakers) {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = warmTracker(two);
+    restarts(tracker, "r1");
+    ReplicaBreakers breakers = withBreakers
+        ? new ReplicaBreakers(CircuitBreakerPolicy.defaults(), ticker, events) : noBreakers();
+    Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(30), two);
+    eligibility.record(1, false, ticker.read(), 1_000,
+        new ReplicaHttpException("r1", 429, "", true, Duration.ofSeconds(5)));
+    RoutingRequest r = declinedBelow(0.5, eligibility); // r1's share is 1/6 when its pause ends
+    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.next(ticker.read())).isEqualTo(-1);
+
+    ticker.advance(Duration.ofSeconds(5));
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.reason()).isEqualTo("slow start: no fully warm replica left");
+    assertThat(walk.permitted()).isTrue();
+  }
+
+  @Test
+  void aReplicaWhosePauseEndsBehindAHalfOpenBreakerIsTriedWithItsOneProbe() {
+    ReplicaSet two = named(2);
+    Eligibility eligibility = Eligibility.of(warmTracker(two), openOnOneFailure(),
+        Duration.ofSeconds(30), two);
+    failsOnce(eligibility, 0, Duration.ofSeconds(20)); // open 10 s, paused 20 s
+    EligibleWalk walk = new EligibleWalk(new InOrder(0, 1), eligibility, key(1), KEYS);
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+
+    ticker.advance(Duration.ofSeconds(20));
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.permitted()).isTrue();
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
+        .containsExactly("OPEN", "HALF_OPEN");
+  }
+
+  @Test
+  void theRoutedEventCarriesTheRankingsPredictionsOnlyForItsOwnPick() {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = warmTracker(two);
+    restarts(tracker, "r1");
+    Eligibility eligibility = Eligibility.of(tracker, noBreakers(), Duration.ZERO, two);
+    RoutingTable table = RoutingTable.initial(LocalLoad.of(two), PrefixHash.builder().build(),
+        eligibility);
+    RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
+    InOrder ranking = new InOrder(1, 0);
+    ranking.estimatedWaitSeconds = 0.25;
+    EligibleWalk walk = new EligibleWalk(ranking, eligibility, r, KEYS);
+
+    assertThat(walk.next(ticker.read())).isEqualTo(0);
+    assertThat(walk.routedEvent("chat", 1, table, 0)).isEqualTo(new RoutedEvent("chat", "m", 1,
+        "r0", "in test order", 0, 0, 128, Duration.ofMillis(250), "fewer queued than r1"));
+    assertThat(walk.next(ticker.read())).isEqualTo(1);
+    assertThat(walk.routedEvent("chat", 2, table, 1)).isEqualTo(new RoutedEvent("chat", "m", 2,
+        "r1", "slow start: no fully warm replica left", 0, 0, -1, null, ""));
+  }
+
+  @Test
+  void aWaitEstimateIsReportedFromZeroUpToButExcludingABillionSeconds() {
+    ReplicaSet one = named(1);
+    Eligibility eligibility = Eligibility.of(warmTracker(one), noBreakers(), Duration.ZERO, one);
+    RoutingTable table = RoutingTable.initial(LocalLoad.of(one), PrefixHash.builder().build(),
+        eligibility);
+    double[] estimates = {0, Math.nextDown(1e9), 1e9, -1, Double.NaN};
+    List<Duration> reported = new ArrayList<>();
+    for (double estimate : estimates) {
+      InOrder ranking = new InOrder(0);
+      ranking.estimatedWaitSeconds = estimate;
+      EligibleWalk walk = new EligibleWalk(ranking, eligibility, key(1), KEYS);
+      assertThat(walk.next(ticker.read())).isEqualTo(0);
+      reported.add(walk.routedEvent("chat", 1, table, 0).estimatedWait());
+    }
+    assertThat(reported).containsExactly(Duration.ZERO,
+        Duration.ofNanos(Math.round(Math.nextDown(1e9) * 1e9)), null, null, null);
   }
 }
