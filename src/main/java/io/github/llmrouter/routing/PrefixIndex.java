@@ -6,8 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * One client's approximate memory of which replicas recently received which prompt blocks: a
  * bounded, set-associative table from chained block hash to the replicas (as bits of up to 64
- * slots) that received it, the time it was last sent anywhere, and how many different blocks have
- * followed it (which tells a shared system prompt from a conversation).
+ * slots) that received it, the time it was last sent anywhere, and how often the block that
+ * follows it has changed (which tells a shared system prompt from a conversation).
  *
  * <p><b>Memory.</b> {@code capacity} entries of {@value #BYTES_PER_ENTRY} bytes, allocated once;
  * an entry is a set of {@value #WAYS} and a new block replaces the least recently sent one of its
@@ -26,7 +26,7 @@ final class PrefixIndex {
   static final int BYTES_PER_ENTRY = 8 + 8 + 4 + 4;
   /** The most slots (replicas) an entry records: {@value}. */
   static final int SLOTS = 64;
-  /** Distinct successors after which a block counts as shared: {@value}. */
+  /** Changes of the block that follows a block after which it counts as shared: {@value}. */
   static final int SHARED_SUCCESSORS = 4;
 
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -131,8 +131,9 @@ final class PrefixIndex {
   }
 
   /**
-   * Whether block {@code hash} has been followed by at least {@value #SHARED_SUCCESSORS} different
-   * blocks: the head of many prompts, such as a shared system prompt.
+   * Whether the block recorded after block {@code hash} has changed at least {@value
+   * #SHARED_SUCCESSORS} times (or a block recorded after it is shared): the head of many prompts,
+   * such as a shared system prompt.
    */
   boolean isShared(long hash) {
     int e = find(keyOf(hash));

@@ -21,7 +21,9 @@ final class SentAttempt implements RoutedAttempt {
   private final double sharedTokens;
   private final double systemTokens;
   private final boolean conversationKnown;
-  private long firstTokenNanos = -1;
+  /** Meaningful once {@link #firstTokenSeen}: a ticker reading may be any long, even negative. */
+  private long firstTokenNanos;
+  private boolean firstTokenSeen;
   private boolean done;
 
   SentAttempt(FleetMemory memory, ReplicaState state, boolean streamed, int estimatedTokens,
@@ -47,7 +49,8 @@ final class SentAttempt implements RoutedAttempt {
 
   @Override
   public void firstToken(long nanos) {
-    if (firstTokenNanos >= 0 || done) return;
+    if (firstTokenSeen || done) return;
+    firstTokenSeen = true;
     firstTokenNanos = nanos;
     state.started(prefillNanos, streamed);
   }
@@ -56,7 +59,7 @@ final class SentAttempt implements RoutedAttempt {
   public void completed(long promptTokens, long cachedTokens, long nanos) {
     if (done) return;
     done = true;
-    if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+    if (!firstTokenSeen) state.started(prefillNanos, streamed);
     Calibration cal = memory.calibration;
     cal.promptTokens(promptTokens, estimatedTokens);
     if (cachedTokens < 0 || promptTokens <= 0) {
@@ -65,7 +68,7 @@ final class SentAttempt implements RoutedAttempt {
     }
     double actual = Math.max(0, promptTokens - cachedTokens);
     cal.uncached(actual);
-    if (firstTokenNanos >= 0 && waited <= 0.1e-9 * prefillNanos) {
+    if (firstTokenSeen && waited <= 0.1e-9 * prefillNanos) {
       cal.prefill(actual, (firstTokenNanos - sentNanos) * 1e-9, weight);
     }
     // The replica held the conversation past its shared prefix: a continued conversation. Was
@@ -100,6 +103,6 @@ final class SentAttempt implements RoutedAttempt {
     if (done) return;
     done = true;
     // Its prefill will not happen: take it out of the work ahead.
-    if (firstTokenNanos < 0) state.started(prefillNanos, streamed);
+    if (!firstTokenSeen) state.started(prefillNanos, streamed);
   }
 }

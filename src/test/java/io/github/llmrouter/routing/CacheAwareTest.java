@@ -272,4 +272,39 @@ class CacheAwareTest {
     assertThatThrownBy(() -> CacheAware.builder().loadFactor(0.5).build())
         .hasMessage("CacheAware.loadFactor must be in [1.0, 100], got 0.5");
   }
+
+  @Test
+  void everyBoundOfEveryKnobIsAcceptedAndOnePastItRejected() {
+    assertThat(CacheAware.builder().blockChars(16).indexBlocks(1024).loadFactor(1.0).build()
+        .toString()).isEqualTo("CacheAware{blockChars=16, indexBlocks=1024, loadFactor=1.0}");
+    assertThat(CacheAware.builder().blockChars(65_536).indexBlocks(1 << 26).loadFactor(100)
+        .build().indexBytes()).isEqualTo((1L << 26) * PrefixIndex.BYTES_PER_ENTRY);
+    assertThatThrownBy(() -> CacheAware.builder().blockChars(15).build())
+        .hasMessage("CacheAware.blockChars must be in [16, 65536], got 15");
+    assertThatThrownBy(() -> CacheAware.builder().blockChars(65_537).build())
+        .hasMessage("CacheAware.blockChars must be in [16, 65536], got 65537");
+    assertThatThrownBy(() -> CacheAware.builder().indexBlocks(1023).build())
+        .hasMessage("CacheAware.indexBlocks must be in [1024, 67108864], got 1023");
+    assertThatThrownBy(() -> CacheAware.builder().indexBlocks((1 << 26) + 1).build())
+        .hasMessage("CacheAware.indexBlocks must be in [1024, 67108864], got 67108865");
+    assertThatThrownBy(() -> CacheAware.builder().loadFactor(100.5).build())
+        .hasMessage("CacheAware.loadFactor must be in [1.0, 100], got 100.5");
+    assertThat(CacheAware.builder().build().name()).isEqualTo("CacheAware");
+  }
+
+  @Test
+  void aPickerKnowsEachReplicasSlotAndWeightRelativeToTheMean() {
+    CacheAware policy = CacheAware.builder().build();
+    CacheAware.Picker first = (CacheAware.Picker) policy.newPicker(fleet(3));
+    assertThat(first.indexOfSlot[0]).isZero();
+    assertThat(first.indexOfSlot[2]).isEqualTo(2);
+    assertThat(first.indexOfSlot[3]).as("no replica").isEqualTo(-1);
+    // The same policy, a later snapshot without the first replica: the others keep their slots.
+    ReplicaSet later = ReplicaSet.of(java.util.List.of(Fleets.replica(1, 3.0), Fleets.replica(2)));
+    CacheAware.Picker second = (CacheAware.Picker) policy.newPicker(later);
+    assertThat(second.indexOfSlot[1]).isZero();
+    assertThat(second.indexOfSlot[2]).isEqualTo(1);
+    assertThat(second.indexOfSlot[0]).as("its replica left").isEqualTo(-1);
+    assertThat(second.relativeWeights).containsExactly(1.5, 0.5);
+  }
 }

@@ -471,4 +471,31 @@ class PrefixHashTest {
       assertThat(new HashSet<>(order.subList(free.size(), n))).isEqualTo(busy);
     }
   }
+
+  @Test
+  void everyBoundOfEveryKnobIsAcceptedAndOnePastItRejected() {
+    PrefixHash edges = PrefixHash.builder().loadFactor(100).reportedLoadFactor(1.0)
+        .pointsPerWeight(1).probes(8).queueThreshold(100_000).kvUsageThreshold(1.0).build();
+    assertThat(edges.toString()).isEqualTo("PrefixHash{loadFactor=100.0, pointsPerWeight=1,"
+        + " probes=8, reportedLoadFactor=1.0, queueThreshold=100000, kvUsageThreshold=1.0}");
+    PrefixHash low = PrefixHash.builder().reportedLoadFactor(100).probes(1).queueThreshold(1)
+        .reportedLoad(false).build();
+    assertThat(low.toString()).isEqualTo("PrefixHash{loadFactor=1.25, pointsPerWeight=256,"
+        + " probes=1, reportedLoad=false}");
+    assertThat(low.name()).isEqualTo("PrefixHash");
+    assertThatThrownBy(() -> PrefixHash.builder().loadFactor(100.5).build())
+        .hasMessage("PrefixHash.loadFactor must be in [1.0, 100], got 100.5");
+    assertThatThrownBy(() -> PrefixHash.builder().reportedLoadFactor(0.99).build())
+        .hasMessage("PrefixHash.reportedLoadFactor must be in [1.0, 100], got 0.99");
+    assertThatThrownBy(() -> PrefixHash.builder().reportedLoadFactor(100.5).build())
+        .hasMessage("PrefixHash.reportedLoadFactor must be in [1.0, 100], got 100.5");
+    assertThatThrownBy(() -> PrefixHash.builder().queueThreshold(0).build())
+        .hasMessage("PrefixHash.queueThreshold must be in [1, 100000], got 0");
+    assertThatThrownBy(() -> PrefixHash.builder().queueThreshold(100_001).build())
+        .hasMessage("PrefixHash.queueThreshold must be in [1, 100000], got 100001");
+    assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(0).build())
+        .hasMessage("PrefixHash.kvUsageThreshold must be in (0, 1], got 0.0");
+    assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(1.01).build())
+        .hasMessage("PrefixHash.kvUsageThreshold must be in (0, 1], got 1.01");
+  }
 }

@@ -158,4 +158,85 @@ class PromptBlocksTest {
     PromptBlocks blocks = PromptBlocks.of(new long[] {0xCAFEL}, 16, 5);
     assertThat(blocks.toString()).doesNotContain("51966").doesNotContain("cafe");
   }
+
+  @Test
+  void eachMessageTakesWholeBlocksAndAnEmptyOneStillTakesOne() {
+    PromptBlocks b = RoutingRequest.builder(MODEL).message("system", "a".repeat(256))
+        .message("user", "b".repeat(257)).message("assistant", "").build().blocks(256);
+    assertThat(b.size()).isEqualTo(1 + 2 + 1);
+    assertThat(b.tokensThrough(1)).isEqualTo(64);
+    assertThat(b.tokensThrough(2)).isEqualTo(128);
+    assertThat(b.tokensThrough(3)).as("257 characters are 65 tokens, rounded up").isEqualTo(129);
+    assertThat(b.tokensThrough(4)).isEqualTo(129);
+    assertThat(b.sharedBlocks()).isEqualTo(1);
+  }
+
+  @Test
+  void aLastBlockOfExactlyBlockCharsIsFull() {
+    PromptBlocks one = RoutingRequest.builder(MODEL).message("user", "a".repeat(256)).build()
+        .blocks(256);
+    assertThat(one.fullBlocks()).isEqualTo(1);
+    PromptBlocks two = RoutingRequest.builder(MODEL).message("user", "a".repeat(256))
+        .message("assistant", "b".repeat(256)).build().blocks(256);
+    assertThat(two.fullBlocks()).isEqualTo(2);
+    PromptBlocks partial = RoutingRequest.builder(MODEL).message("user", "a".repeat(256))
+        .message("assistant", "b".repeat(200)).build().blocks(256);
+    assertThat(partial.fullBlocks()).as("a last block of 50 tokens").isEqualTo(1);
+    assertThat(RoutingRequest.builder(MODEL).message("user", "").build().blocks(256).fullBlocks())
+        .isZero();
+  }
+
+  @Test
+  void theCapOnBlocksHoldsAcrossManyMessages() {
+    RoutingRequest.Builder b = RoutingRequest.builder(MODEL);
+    for (int k = 0; k < PromptBlocks.MAX_BLOCKS + 44; k++) {
+      b.message(k % 2 == 0 ? "user" : "assistant", "m".repeat(256));
+    }
+    PromptBlocks blocks = b.build().blocks(256);
+    assertThat(blocks.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
+    assertThat(blocks.promptTokens()).isEqualTo((PromptBlocks.MAX_BLOCKS + 44) * 64);
+    assertThat(blocks.tokensThrough(PromptBlocks.MAX_BLOCKS)).isEqualTo(PromptBlocks.MAX_BLOCKS * 64);
+  }
+
+  @Test
+  void aPromptOfNoTokensIsAccepted() {
+    assertThat(PromptBlocks.of(new long[0], 1, 0).promptTokens()).isZero();
+  }
+
+  @Test
+  void printsItsShapeAndTheSharedBlocksWhenKnown() {
+    assertThat(PromptBlocks.of(new long[] {1, 2, 3}, 16, 40).toString())
+        .isEqualTo("PromptBlocks{blocks=3, blockTokens=16, promptTokens=40}");
+    assertThat(RoutingRequest.builder(MODEL).message("user", "a".repeat(300)).build().blocks(256)
+        .toString())
+        .isEqualTo("PromptBlocks{blocks=2, blockTokens=64, promptTokens=75, sharedBlocks=0}");
+  }
+
+  @Test
+  void blockHashesAreTheSameInEveryRelease() {
+    // Clients of one fleet on different releases must find the same homes for the same prompt:
+    // a change to these values moves every conversation to another replica.
+    PromptBlocks b = RoutingRequest.builder(MODEL).message("system", "You are terse.")
+        .message("user", "Hello").build().blocks(256);
+    PromptBlocks plain = RoutingRequest.of(MODEL, "Hello").blocks(256);
+    assertThat(b.hash(0)).isEqualTo(0x0bb7d297247f75aaL);
+    assertThat(b.hash(1)).isEqualTo(0x7c689701b54316e9L);
+    assertThat(plain.hash(0)).isEqualTo(0xff1e4f9226fe00a4L);
+  }
+
+  @Test
+  void aRequestPrintsItsShapeOnly() {
+    assertThat(RoutingRequest.of(MODEL, "hello").toString())
+        .isEqualTo("RoutingRequest{model=llama-3.1-8b, promptChars=5}");
+    assertThat(RoutingRequest.of(MODEL, null).toString())
+        .isEqualTo("RoutingRequest{model=llama-3.1-8b, promptChars=0}");
+    // promptChars: the first user message, the text a prefix key reads.
+    assertThat(chat(MODEL).routingKey("k").build().toString()).isEqualTo(
+        "RoutingRequest{model=llama-3.1-8b, promptChars=300, messages=2, routingKey=<set>}");
+  }
+
+  @Test
+  void blocksOfOneCharacterAreAllowed() {
+    assertThat(RoutingRequest.of(MODEL, "abc").blocks(1).size()).isEqualTo(3);
+  }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.load.Saturation;
+import io.github.llmrouter.replica.ReplicaSet;
 import java.util.Arrays;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -319,6 +320,67 @@ class QueueAwareRoutingTest {
       load.queue[owner] = 1000;
       load.kv[owner] = 1.0;
       assertThat(blind.rank(REQUEST, load).next()).isEqualTo(owner);
+    }
+
+    @Test
+    void theReasonNamesWhyTheOwnerWasSkippedNotWhyLaterReplicasWere() {
+      // The owner over its load bound (no report: judged by in-flight), its neighbour's KV cache
+      // nearly full: the third on the ring is taken, for the owner's reason.
+      int third = drain(picker.rank(REQUEST, new ReportedLoad(8)), 3).get(2);
+      load.inFlight[owner] = 10;
+      load.queue[neighbour] = 0;
+      load.kv[neighbour] = 1.0;
+      Ranking r = picker.rank(REQUEST, load);
+      assertThat(r.next()).isEqualTo(third);
+      assertThat(r.reason()).isEqualTo("key owner over load bound: next ring replica within bound");
+    }
+
+    @Test
+    void withNoneLeftWithinBoundTheShortestReportedQueuePerWeightComesFirst() {
+      // Two replicas taken while idle; then the other six are all over the in-flight bound
+      // (running batches unreported) and report their queues.
+      Ranking r = picker.rank(REQUEST, load);
+      int first = r.next();
+      int second = r.next();
+      int[] rest = java.util.stream.IntStream.range(0, 8)
+          .filter(i -> i != first && i != second).toArray();
+      for (int k = 0; k < 6; k++) {
+        load.inFlight[rest[k]] = 50 + k;
+        load.queue[rest[k]] = 5;
+      }
+      // An empty reported queue counts as empty however many requests this client has there.
+      load.queue[rest[5]] = 0;
+      load.queue[rest[4]] = 1;
+      assertThat(r.next()).isEqualTo(rest[5]);
+      assertThat(r.reason()).isEqualTo("no replica within load bound: least loaded by effective queue");
+      assertThat(r.next()).isEqualTo(rest[4]);
+      // Equal queues: fewest in flight first.
+      assertThat(drain(r, 8)).containsExactly(rest[0], rest[1], rest[2], rest[3]);
+    }
+
+    @Test
+    void queuesAreComparedPerUnitOfWeight() {
+      ReplicaSet weighted = Fleets.weighted(2, 1, 1, 1);
+      PrefixHashPicker p = (PrefixHashPicker) PrefixHash.builder().build().newPicker(weighted);
+      ReportedLoad four = new ReportedLoad(4);
+      // A key whose first two picks leave the heavy replica, r0, and one light one.
+      for (int k = 0; k < 100; k++) {
+        Ranking r = p.rank(RoutingRequest.of("m", "key " + k), four);
+        int first = r.next();
+        int second = r.next();
+        if (first == 0 || second == 0) continue;
+        int light = java.util.stream.IntStream.range(1, 4)
+            .filter(i -> i != first && i != second).findFirst().orElseThrow();
+        four.inFlight[0] = 80;
+        four.inFlight[light] = 40;
+        // 4 queued on weight 2 is 2 per unit: shorter than 3 on weight 1.
+        four.queue[0] = 4;
+        four.queue[light] = 3;
+        assertThat(r.next()).isZero();
+        assertThat(r.next()).isEqualTo(light);
+        return;
+      }
+      throw new AssertionError("no key found for the fixture");
     }
 
     @Test
