@@ -108,6 +108,40 @@ class RoutingFeedbackTest {
   }
 
   @Test
+  void aUsageWithoutPromptTokensReportsThemUnknown() {
+    first.enqueue(ok("{\"id\":\"x\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+        + "\"content\":\"hi\"},\"finish_reason\":\"stop\"}],\"usage\":{\"completion_tokens\":1,"
+        + "\"total_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":0}}}"));
+
+    client.chat(chat("hi"));
+
+    assertThat(outcomes).containsExactly("sent 0 whole", "completed -1 prompt, 0 cached");
+  }
+
+  @Test
+  void aCompletionsUsageReachesThePolicy() {
+    first.enqueue(ok("{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"text\":\"hi\",\"finish_reason\":\"stop\"}],"
+        + "\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":1,\"total_tokens\":21,"
+        + "\"prompt_tokens_details\":{\"cached_tokens\":16}}}"));
+
+    client.completion(io.github.llmrouter.api.CompletionRequest.builder("m", "say hi").build());
+
+    assertThat(outcomes).containsExactly("sent 0 whole", "completed 20 prompt, 16 cached");
+  }
+
+  @Test
+  void anEmbeddingsUsageReachesThePolicy() {
+    first.enqueue(ok("{\"object\":\"list\",\"model\":\"m\",\"data\":[{\"object\":\"embedding\","
+        + "\"index\":0,\"embedding\":[0.5,0.25]}],\"usage\":{\"prompt_tokens\":5,"
+        + "\"total_tokens\":5}}"));
+
+    client.embeddings(io.github.llmrouter.api.EmbeddingRequest.builder("m", List.of("hi")).build());
+
+    assertThat(outcomes).containsExactly("sent 0 whole", "completed 5 prompt, -1 cached");
+  }
+
+  @Test
   void aFailedAttemptIsReportedAndTheFailoverAttemptLearntFrom() {
     first.enqueue(status(503));
     second.enqueue(ok(CHAT_JSON));

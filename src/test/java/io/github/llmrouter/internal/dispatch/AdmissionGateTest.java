@@ -114,4 +114,47 @@ class AdmissionGateTest {
             + "least 0.9; not admitted within PT10S");
     assertThat(gate.waiting()).isZero();
   }
+
+  @Test
+  void aReplicaWithAnEmptyQueueHasRoomForAFullThreshold() {
+    report(0, 0, 0.2);
+    report(1, 2, 0.2);
+    assertThat(gate.room(load)).as("4 on r0, 2 on r1").isEqualTo(6);
+  }
+
+  @Test
+  void aCallAdmittedBeforeItsWaitEndsIsNotFailedByTheWaitsLimit() {
+    saturate();
+    CompletableFuture<Void> waiting = gate.admitAsync();
+    report(0, 3, 0.2);
+    gate.onLoadChanged();
+    scheduler.runNext(); // the wait's limit, after admission
+
+    assertThat(waiting).isCompletedWithValue(null);
+    assertThat(gate.waiting()).isZero();
+  }
+
+  @Test
+  void anInterruptedWaitFailsLeavesTheQueueAndKeepsTheInterrupt() {
+    saturate();
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(gate::await).isInstanceOf(FleetSaturatedException.class)
+          .hasMessage("interrupted while waiting for admission");
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+    }
+    assertThat(gate.waiting()).isZero();
+  }
+
+  @Test
+  void aWaitingAsyncCallFailsAtOnceWhenTheClientIsClosed() {
+    saturate();
+    scheduler.shutdownNow(); // the client's scheduler: closed with the client
+
+    assertThat(gate.admitAsync()).failsWithin(Duration.ofSeconds(5))
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(FleetSaturatedException.class).withMessageContaining("client closed");
+    assertThat(gate.waiting()).isZero();
+  }
 }

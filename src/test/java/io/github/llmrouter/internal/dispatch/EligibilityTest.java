@@ -279,4 +279,27 @@ class EligibilityTest {
     assertThat(e.breaker(0).getState()).isEqualTo(
         io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
   }
+
+  @Test
+  void eachBreakerTransitionSaysWhy() {
+    ReplicaSet one = named(1);
+    Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), openOnOneFailure(),
+        Duration.ZERO, one);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(0, true, ticker.read(), 1_000, http(503));
+    ticker.advance(Duration.ofSeconds(11));
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(0, true, ticker.read(), 1_000, http(503)); // the probe fails
+    ticker.advance(Duration.ofSeconds(11));
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(0, true, ticker.read(), 1_000, null); // the next probe succeeds
+
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::from, CircuitBreakerEvent::to,
+        CircuitBreakerEvent::reason).containsExactly(
+            tuple("CLOSED", "OPEN", "failure rate 100.0% >= 100.0%"),
+            tuple("OPEN", "HALF_OPEN", "open for PT10S: letting 1 probe calls through"),
+            tuple("HALF_OPEN", "OPEN", "probe calls failed: failure rate 100.0% >= 100.0%"),
+            tuple("OPEN", "HALF_OPEN", "open for PT10S: letting 1 probe calls through"),
+            tuple("HALF_OPEN", "CLOSED", "probe calls succeeded"));
+  }
 }

@@ -88,4 +88,19 @@ class FleetReadinessTest {
     assertThat(blocking).containsExactly(Optional.empty());
     assertThat(readiness.waiting()).isZero();
   }
+
+  @Test
+  void anInterruptedBlockingWaitFailsLeavesAndKeepsTheInterrupt() {
+    List<LlmException> blocking = new ArrayList<>();
+    assertThat(readiness.enter()).isTrue();
+    Thread.currentThread().interrupt();
+    try {
+      readiness.awaitThenLeave(true, 0, blocking::add);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+    }
+    assertThat(blocking).singleElement().extracting(LlmException::getMessage)
+        .isEqualTo("interrupted while waiting for replicas");
+    assertThat(readiness.waiting()).isZero();
+  }
 }

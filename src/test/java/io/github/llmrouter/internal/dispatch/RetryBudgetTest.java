@@ -67,4 +67,21 @@ class RetryBudgetTest {
     for (int i = 0; i < 100; i++) budget.onCall();
     assertThat(budget.tryRetry()).isFalse();
   }
+
+  @Test
+  void theReserveRefillsByWholeRetriesKeepingTheTimeTowardsTheNextOne() {
+    RetryBudget budget = budget(0, 10); // one retry per 100 ms
+    assertThat(retriesAllowed(budget)).isEqualTo(10);
+    ticker.advance(Duration.ofMillis(150));
+    assertThat(retriesAllowed(budget)).isEqualTo(1);
+    ticker.advance(Duration.ofMillis(50));
+    assertThat(retriesAllowed(budget)).as("50 ms were kept towards this one").isEqualTo(1);
+
+    ticker.advance(Duration.ofMillis(5_050)); // full again: time beyond a full reserve is lost
+    assertThat(retriesAllowed(budget)).isEqualTo(10);
+    ticker.advance(Duration.ofMillis(50));
+    assertThat(budget.tryRetry()).isFalse();
+    ticker.advance(Duration.ofMillis(50));
+    assertThat(budget.tryRetry()).isTrue();
+  }
 }
