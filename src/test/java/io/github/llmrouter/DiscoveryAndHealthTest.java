@@ -20,6 +20,10 @@ import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingPolicy;
+import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ManualTicker;
@@ -211,6 +215,67 @@ class DiscoveryAndHealthTest {
         assertThat(answeredBy(client.chat(chat("session " + i)))).as("key %d again", i)
             .isEqualTo(answeredBy(client.chat(chat("session " + i))));
       }
+    }
+  }
+
+  /**
+   * A user-written policy: the newest replica first, and a request's affinity key is the session
+   * tag at the end of its prompt, which the built-in 100-character prefix key never sees.
+   */
+  private static final class NewestFirstBySession implements RoutingPolicy {
+    @Override
+    public ReplicaPicker newPicker(ReplicaSet replicas) {
+      int n = replicas.size();
+      return (request, load) -> new Ranking() {
+        int returned;
+
+        @Override
+        public int next() {
+          return returned == n ? -1 : n - 1 - returned++;
+        }
+
+        @Override
+        public String reason() {
+          return "newest first";
+        }
+      };
+    }
+
+    @Override
+    public long affinityKey(RoutingRequest request) {
+      String prompt = String.valueOf(request.prompt());
+      return prompt.substring(prompt.lastIndexOf('#')).hashCode();
+    }
+  }
+
+  @Test
+  void aSlowStartAdmitsByTheAffinityKeyOfAUserWrittenPolicy() throws Exception {
+    HandResolver resolver = new HandResolver();
+    ManualTicker ticker = new ManualTicker();
+    Replica a = start("a");
+    Replica b = start("b");
+    Replica newcomer = start("new");
+    try (LlmClient client = LlmClient.builder().resolver(resolver).ticker(ticker)
+        .slowStart(Duration.ofSeconds(60)).routingPolicy(new NewestFirstBySession())
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
+      resolver.publish(a, b);
+      client.chat(chat("warm up #0"));
+      resolver.publish(a, b, newcomer);
+      ticker.advance(Duration.ofSeconds(30)); // the newcomer takes part of the keys
+      int sessionsOnNewcomer = 0;
+      for (int session = 0; session < 30; session++) {
+        java.util.Set<String> answeredBy = new java.util.HashSet<>();
+        for (int turn = 0; turn < 6; turn++) {
+          // Each turn's prompt differs from its first character on; its session tag does not.
+          String prompt = "turn " + turn + " of conversation " + session + " " + "x".repeat(120)
+              + " #" + session;
+          answeredBy.add(answeredBy(client.chat(chat(prompt))));
+        }
+        assertThat(answeredBy).as("session %d: one answer for all its requests", session)
+            .hasSize(1);
+        if (answeredBy.contains("new")) sessionsOnNewcomer++;
+      }
+      assertThat(sessionsOnNewcomer).as("the slow start admits some keys, not all").isBetween(1, 29);
     }
   }
 

@@ -98,6 +98,27 @@ public final class CacheAware implements RoutingPolicy {
     return "CacheAware";
   }
 
+  /**
+   * {@return the key of the conversation's ring home: the explicit routing key if the request has
+   * one, else the hash of the prompt through its first block after the shared system prompt}
+   * Hashes the prompt into blocks once per request (kept by the request for the routing decision).
+   */
+  @Override
+  public long affinityKey(RoutingRequest request) {
+    PromptBlocks blocks = request.blocks(blockChars);
+    return conversationKey(request, blocks, blocks.sharedBlocks());
+  }
+
+  /**
+   * The conversation's ring key: the explicit routing key's, else the chained hash through the
+   * first block after {@code shared} leading shared blocks (the last block if none follows).
+   */
+  static long conversationKey(RoutingRequest request, PromptBlocks blocks, int shared) {
+    int n = blocks.size();
+    if (request.routingKey() != null || n == 0) return request.prefixKey();
+    return blocks.hash(Math.min(shared, n - 1));
+  }
+
   /** {@return the bytes this client's prefix index takes (allocated with the first picker)} */
   public long indexBytes() {
     return (long) PrefixIndex.capacityFor(indexBlocks) * PrefixIndex.BYTES_PER_ENTRY;

@@ -14,6 +14,13 @@ final class CacheAwareRanking implements Ranking {
   static final double OVERLOAD_SECONDS = 2;
   /** Requests a replica may carry beyond its capped share: {@value}. */
   static final int LOAD_SLACK = 4;
+  /**
+   * The most a request's prefill is expected to take, seconds: {@value}. Bounds the work one
+   * request adds to a replica's queue, whatever the calibration says.
+   */
+  static final double MAX_PREFILL_SECONDS = 3_600;
+  /** The most a prefill token is weighed beyond its own time (λ): {@value}. */
+  static final double MAX_LAMBDA = 1e6;
 
   private static final String BEST = "lowest estimated time to first token";
   private static final String CAPPED =
@@ -75,13 +82,7 @@ final class CacheAwareRanking implements Ranking {
     for (long bits = indexed; bits != 0 && !conversationKnown; bits &= bits - 1) {
       conversationKnown = depth[Long.numberOfTrailingZeros(bits)] > shared;
     }
-    long conversationKey;
-    if (request.routingKey() != null || n == 0) {
-      conversationKey = request.prefixKey();
-    } else {
-      conversationKey = hashes[Math.min(shared, n - 1)];
-    }
-    conversationHome = picker.home(conversationKey);
+    conversationHome = picker.home(CacheAware.conversationKey(request, blocks, shared));
     conversationTokens = n >= 2 ? blocks.tokensThrough(n - 1) : 0;
     if (shared > 0 && shared <= n) {
       systemHome = picker.home(hashes[shared - 1]);
@@ -127,7 +128,8 @@ final class CacheAwareRanking implements Ranking {
     FleetMemory memory = picker.memory;
     Calibration cal = memory.calibration;
     // The fleet's business as the previous decision found it: one pass per decision, not two.
-    lambda = memory.meanWait / (cal.typicalUncached() / cal.prefillRate());
+    lambda = Calibration.clamp(memory.meanWait / (cal.typicalUncached() / cal.prefillRate()), 0,
+        MAX_LAMBDA);
     overload = memory.leastWait > OVERLOAD_SECONDS;
     double tokens = blocks.promptTokens() * cal.tokenRatio();
     int best = -1;
@@ -153,12 +155,14 @@ final class CacheAwareRanking implements Ranking {
       // whichever client sends it: worth as much as the share of turns other clients send.
       if (i == conversationHome) uncached *= 1 - cal.foreignShare();
       double cost = wait + (1 + lambda) * uncached / rate;
+      // A cost that is not a number ranks last, yet the replica stays a candidate.
+      if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
       double queued = awaiting(i, now);
       awaitingSum += queued;
       // The cap is checked only for a replica that would improve on the best two within it.
-      if (cost >= secondCost) continue;
+      if (second >= 0 && cost >= secondCost) continue;
       if (picker.cap.admits(i, queued, awaitingPerWeight)) {
-        if (cost < bestCost) {
+        if (best < 0 || cost < bestCost) {
           second = best;
           secondCost = bestCost;
           best = i;
@@ -167,7 +171,7 @@ final class CacheAwareRanking implements Ranking {
           second = i;
           secondCost = cost;
         }
-      } else if (cost < bestOverCost) {
+      } else if (bestOver < 0 || cost < bestOverCost) {
         bestOver = i;
         bestOverCost = cost;
       }
@@ -313,7 +317,7 @@ final class CacheAwareRanking implements Ranking {
     double rate = rate(index, nanos);
     double uncached = Math.max(0, blocks.promptTokens() * ratio - cached(index) * ratio);
     double waited = wait(index, nanos, rate);
-    long prefillNanos = Math.round(uncached / rate * 1e9);
+    long prefillNanos = Math.round(Math.min(uncached / rate, MAX_PREFILL_SECONDS) * 1e9);
     state.add(nanos, prefillNanos, streamed);
     int tick = PrefixIndex.tick(nanos);
     p.memory.lastTick = tick;

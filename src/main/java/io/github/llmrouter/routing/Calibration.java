@@ -5,12 +5,30 @@ package io.github.llmrouter.routing;
  * its block estimates stand for, how fast a replica prefills (per unit of weight), and how many
  * prompt tokens a request typically leaves to prefill. Thread-safe: single volatile fields updated
  * without locks, where a lost update between two concurrent samples costs one sample.
+ *
+ * <p>Every estimate stays finite and within its bounds ({@code MIN_*} and {@code MAX_*} below)
+ * whatever the answers report: samples that are negative, NaN or absurd are ignored or clamped,
+ * so that no run of answers can make a cost NaN or infinite.
  */
 final class Calibration {
   /** The prefill rate assumed until streams have measured one, tokens per second: {@value}. */
   static final double INITIAL_PREFILL_TOKENS_PER_SECOND = 10_000;
   /** The uncached prompt assumed until answers have reported some, tokens: {@value}. */
   static final double INITIAL_UNCACHED_TOKENS = 1_000;
+  /** The least real prompt tokens one estimated token stands for: {@value}. */
+  static final double MIN_TOKEN_RATIO = 1.0 / 64;
+  /** The most real prompt tokens one estimated token stands for: {@value}. */
+  static final double MAX_TOKEN_RATIO = 64;
+  /** The slowest prefill rate learnt, tokens per second per unit of weight: {@value}. */
+  static final double MIN_PREFILL_TOKENS_PER_SECOND = 1;
+  /** The fastest prefill rate learnt, tokens per second per unit of weight: {@value}. */
+  static final double MAX_PREFILL_TOKENS_PER_SECOND = 1e9;
+  /** The least typical uncached prompt learnt, tokens: {@value}. */
+  static final double MIN_UNCACHED_TOKENS = 1;
+  /** The most typical uncached prompt learnt, tokens: {@value}. */
+  static final double MAX_UNCACHED_TOKENS = 1e8;
+  /** The longest time to first token a prefill sample may report, seconds: {@value}. */
+  static final double MAX_SAMPLE_SECONDS = 3_600;
   /** Weight of one sample in the averages: {@value}. */
   private static final double STEP = 0.05;
   /** How much of the rate's sums each sample keeps: {@value}. */
@@ -67,13 +85,21 @@ final class Calibration {
   /** An answer reported {@code promptTokens} for a prompt estimated at {@code estimated}. */
   void promptTokens(long promptTokens, int estimated) {
     if (promptTokens <= 0 || estimated <= 0) return;
-    double sample = Math.min(64, Math.max(1.0 / 64, (double) promptTokens / estimated));
-    tokenRatio += STEP * (sample - tokenRatio);
+    double sample = clamp((double) promptTokens / estimated, MIN_TOKEN_RATIO, MAX_TOKEN_RATIO);
+    tokenRatio = clamp(tokenRatio + STEP * (sample - tokenRatio), MIN_TOKEN_RATIO,
+        MAX_TOKEN_RATIO);
   }
 
-  /** A request left {@code tokens} prompt tokens to prefill. */
+  /**
+   * A request left {@code tokens} prompt tokens to prefill. Answers that leave nothing (the same
+   * prompt again and again) move the typical figure towards {@value #MIN_UNCACHED_TOKENS}, never
+   * to 0: it divides the mean wait.
+   */
   void uncached(double tokens) {
-    if (tokens >= 0) uncached += STEP * (tokens - uncached);
+    if (!(tokens >= 0)) return;
+    double sample = Math.min(tokens, MAX_UNCACHED_TOKENS);
+    uncached = clamp(uncached + STEP * (sample - uncached), MIN_UNCACHED_TOKENS,
+        MAX_UNCACHED_TOKENS);
   }
 
   /**
@@ -81,7 +107,10 @@ final class Calibration {
    * {@code seconds} (send to first token).
    */
   synchronized void prefill(double tokens, double seconds, double weight) {
-    if (!(tokens >= 0 && seconds > 0 && weight > 0)) return;
+    if (!(tokens >= 0 && tokens <= MAX_UNCACHED_TOKENS && seconds > 0
+        && seconds <= MAX_SAMPLE_SECONDS && weight > 0)) {
+      return;
+    }
     double u = tokens / weight;
     n = KEEP * n + 1;
     sumTokens = KEEP * sumTokens + u;
@@ -92,6 +121,13 @@ final class Calibration {
     // Too little spread in sizes to tell the per-token time from the overhead: keep the rate.
     if (!(spread > 0.01 * sumTokensSquared * n)) return;
     double slope = (n * sumProducts - sumTokens * sumSeconds) / spread;
-    if (slope > 0) rate = Math.min(1e9, 1 / slope);
+    if (slope > 0) {
+      rate = clamp(1 / slope, MIN_PREFILL_TOKENS_PER_SECOND, MAX_PREFILL_TOKENS_PER_SECOND);
+    }
+  }
+
+  /** {@code value} within [{@code min}, {@code max}]; NaN counts as {@code min}. */
+  static double clamp(double value, double min, double max) {
+    return value >= min ? Math.min(value, max) : min;
   }
 }

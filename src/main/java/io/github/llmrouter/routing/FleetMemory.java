@@ -70,9 +70,10 @@ final class FleetMemory implements PrefixIndex.Slots {
     return new java.util.ArrayList<>(new java.util.TreeMap<>(states).values());
   }
 
+  /** The waits a decision found; a figure that is not a finite, non-negative number is ignored. */
   void observeWaits(double mean, double least) {
-    meanWait = mean;
-    leastWait = least;
+    if (mean >= 0 && mean < Double.POSITIVE_INFINITY) meanWait = mean;
+    if (least >= 0 && least < Double.POSITIVE_INFINITY) leastWait = least;
   }
 
   /** The index, allocated with the first picker ({@link #statesFor}). */

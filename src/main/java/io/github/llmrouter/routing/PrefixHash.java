@@ -143,6 +143,12 @@ public final class PrefixHash implements RoutingPolicy {
     return keyExtractor;
   }
 
+  /** {@return the ring key of {@code request}, from the {@link #keyExtractor()}} */
+  @Override
+  public long affinityKey(RoutingRequest request) {
+    return keyExtractor.key(request);
+  }
+
   @Override
   public ReplicaPicker newPicker(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");

@@ -29,6 +29,25 @@ public interface RoutingPolicy {
    */
   ReplicaPicker newPicker(ReplicaSet replicas);
 
+  /**
+   * The affinity key of {@code request}: requests with equal keys belong together (one
+   * conversation, one session) and this policy sends them to the same replica while load allows.
+   * The client treats a key's requests alike where a decision concerns whole groups of requests:
+   * a replica in its slow start admits a growing share of keys, so that every request of a key
+   * gets one answer and keys move to the newcomer monotonically.
+   *
+   * <p>Must be a pure, thread-safe function of the request, the same in every client of a fleet
+   * (no per-client state, no randomness); called on the request path only when a decision needs
+   * it. The default is {@link RoutingRequest#prefixKey()}, the model and the first {@value
+   * KeyExtractor#DEFAULT_PREFIX_CHARS} prompt characters (or the explicit routing key).
+   *
+   * @param request the request; not null
+   * @return the 64-bit affinity key
+   */
+  default long affinityKey(RoutingRequest request) {
+    return request.prefixKey();
+  }
+
   /** {@return a short name for reports and events, such as {@code "PrefixHash"}} */
   default String name() {
     return getClass().getSimpleName();

@@ -76,6 +76,28 @@ class CacheAwareTest {
   }
 
   @Test
+  void theAffinityKeyIsTheConversationsAndLocatesItsRingHome() {
+    CacheAware policy = CacheAware.builder().build();
+    ReplicaSet fleet = fleet(8);
+    ReplicaPicker picker = policy.newPicker(fleet);
+    String question = Fleets.randomText(RANDOM, 300);
+    RoutingRequest first = chat(MODEL, question);
+    RoutingRequest later = chat(MODEL, question, Fleets.randomText(RANDOM, 400), "and then?");
+    RoutingRequest other = chat(MODEL, Fleets.randomText(RANDOM, 300));
+    assertThat(policy.affinityKey(later)).as("every turn of a conversation: one key")
+        .isEqualTo(policy.affinityKey(first))
+        .isEqualTo(CacheAware.builder().build().affinityKey(first)) // any client's
+        .isNotEqualTo(policy.affinityKey(other));
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(later, load(fleet));
+    ranking.next();
+    assertThat(ranking.conversationHome())
+        .isEqualTo(((CacheAware.Picker) picker).home(policy.affinityKey(later)));
+    RoutingRequest keyed = RoutingRequest.builder(MODEL).message("user", question)
+        .routingKey("session-1").build();
+    assertThat(policy.affinityKey(keyed)).isEqualTo(keyed.prefixKey());
+  }
+
+  @Test
   void withoutRolesTheSharedPrefixIsLearntFromHowManyBlocksFollowIt() {
     // Completions whose first 1,000 characters are a shared preamble: once each client has seen
     // the preamble followed by several different texts, both key conversations past it.

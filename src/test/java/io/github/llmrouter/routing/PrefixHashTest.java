@@ -498,4 +498,13 @@ class PrefixHashTest {
     assertThatThrownBy(() -> PrefixHash.builder().kvUsageThreshold(1.01).build())
         .hasMessage("PrefixHash.kvUsageThreshold must be in (0, 1], got 1.01");
   }
+
+  @Test
+  void theAffinityKeyIsTheKeyExtractorsKey() {
+    KeyExtractor bySuffix = KeyExtractor.of(r -> String.valueOf(r.prompt()).substring(3));
+    RoutingRequest request = new RoutingRequest("m", "abcdef", null);
+    assertThat(PrefixHash.builder().keyExtractor(bySuffix).build().affinityKey(request))
+        .isEqualTo(bySuffix.key(request));
+    assertThat(PrefixHash.builder().build().affinityKey(request)).isEqualTo(request.prefixKey());
+  }
 }

@@ -203,12 +203,12 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   }
 
   /**
-   * Where the request's key falls in [0, 1): its ring key, as the policy computes it (so a custom
-   * {@link KeyExtractor} is honoured and all requests of one key get one answer), mixed so that the
-   * fraction does not follow the ring position. A key keeps its answer as a slow start's share
-   * grows, and keys move to the new replica monotonically. Computed only if a slow start asks;
-   * the default extractor's key is the one the request keeps ({@link RoutingRequest#prefixKey()}),
-   * so it is hashed once per request for the policy and this walk together.
+   * Where the request's key falls in [0, 1): its affinity key, as the policy computes it ({@link
+   * io.github.llmrouter.routing.RoutingPolicy#affinityKey}, so all requests of one key get one
+   * answer), mixed so that the fraction does not follow the ring position. A key keeps its answer
+   * as a slow start's share grows, and keys move to the new replica monotonically. Computed only
+   * if a slow start asks; the built-in policies' keys come from what the request keeps (its
+   * prefix key or prompt blocks), so the prompt is hashed once for the policy and this walk.
    */
   @Override
   public double get() {

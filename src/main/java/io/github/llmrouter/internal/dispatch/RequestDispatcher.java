@@ -11,7 +11,6 @@ import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.KeyExtractor;
-import io.github.llmrouter.routing.PrefixHash;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,7 +38,7 @@ public final class RequestDispatcher {
   final HttpTransport transport;
   final Supplier<ScheduledExecutorService> scheduler;
   final RetryBudget budget;
-  /** A request's ring key, as the policy computes it: a slow start admits keys by it. */
+  /** A request's affinity key, as the policy computes it: a slow start admits keys by it. */
   final KeyExtractor keys;
   private final AtomicBoolean panic = new AtomicBoolean();
 
@@ -58,8 +57,7 @@ public final class RequestDispatcher {
     this.transport = requireNonNull(transport, "transport");
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.budget = new RetryBudget(config.retry(), config.ticker());
-    this.keys = config.policy() instanceof PrefixHash p ? p.keyExtractor()
-        : KeyExtractor.prefix(KeyExtractor.DEFAULT_PREFIX_CHARS);
+    this.keys = config.policy()::affinityKey;
   }
 
   /**
