@@ -7,7 +7,11 @@ import org.jspecify.annotations.Nullable;
  * escapes a call (but a {@code NullPointerException} for a null argument).
  *
  * <p>Messages name replicas and statuses, and carry a server's own error message; never API keys,
- * header values or prompt text.
+ * header values or prompt text. Servers and proxies may echo a request in their error text: every
+ * value the client sent as a secret (the API key, each replica header value of at least six
+ * characters) is replaced by {@code <redacted>} in what a server sends back, as sent and also
+ * JSON-escaped, URL-encoded, HTML-escaped or broken by whitespace, before it is put in any
+ * message, server message, body excerpt, cause, event or log line.
  *
  * <p>What a call throws, by one rule:
  *

@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * that usually mean a configuration mistake: 401 and 403 (the API key), 404 (the model name or the
  * base URL's path). For example: {@code replica 10.0.0.7:8000 answered HTTP 404: The model
  * `llama-3` does not exist. (check the model name and the replica's base URL path)}.
+ *
+ * <p>The server message and the body excerpt come without the secrets the client sent (see {@link
+ * LlmException}): an echoed API key or header value reads {@code <redacted>}.
  */
 public final class ReplicaHttpException extends LlmException {
   /** The longest body excerpt kept: {@value} characters. */

@@ -13,8 +13,9 @@ import java.time.Duration;
  * @param willRetry whether another attempt follows
  * @param backoff how long the next attempt waits (zero if none follows)
  * @param whyNot if no attempt follows, why: "not retryable", "attempts exhausted", "retry budget
- *     exhausted", "deadline" (it expired, or the next attempt could not start before it); empty
- *     otherwise. A call may still give up after an attempt that said it would retry, when no
+ *     exhausted", "deadline" (it expired, or the next attempt could not start before it), "stream
+ *     broken after its first chunk" (the replica cut, reset or corrupted a stream the caller was
+ *     reading; the call itself had succeeded, and a stream is never replayed); empty otherwise. A call may still give up after an attempt that said it would retry, when no
  *     replica is left or the only ones left asked, with {@code Retry-After}, for a pause past the
  *     deadline.
  */

@@ -1,59 +1,112 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.internal.transport.StreamEnd;
 import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutedAttempt;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One attempt of a call: the replica it went to (and that replica's index in the call's {@link
- * RoutingTable}), the in-flight count it holds, when it started, whether it holds a circuit
- * breaker's permission, and the policy's account of it ({@link #routed}, told what becomes of it
- * through {@link Feedback}). Its outcome is recorded once. Owned by one {@link AttemptLoop}, whose steps
- * run one at a time: not thread-safe.
+ * One attempt of a call, and the one owner of its lifecycle: the replica it went to (and that
+ * replica's index in the call's {@link RoutingTable}), the in-flight count it holds, when it
+ * started, whether it holds a circuit breaker's permission, and the policy's account of it
+ * ({@link #routed}).
+ *
+ * <p>It ends exactly once, with its real outcome: answered (for a stream: the replica finished
+ * it), failed (for a stream: broken by the replica after its first chunk), or abandoned by the
+ * caller (cancelled, or a stream closed early), which says nothing of the replica. Ending releases
+ * the in-flight count and tells the outcome to the policy, to outlier detection and to the
+ * replica's breaker; a stream broken after it reached the caller is also reported to the listener.
+ * A later end is ignored.
+ *
+ * <p>Its {@link AttemptLoop}'s steps make and end it one at a time; a stream's end comes later, on
+ * whichever thread ends the stream. The end is claimed atomically.
  */
-final class Attempt {
+final class Attempt implements StreamEnd<Object> {
   final int index;
   final Replica replica;
   final InFlightCounter counter;
+  private final Eligibility eligibility;
+  private final Ticker ticker;
   private final long startNanos;
   private final boolean permitted;
+  /** Told of a stream the replica broke after it reached the caller. */
+  private final BiConsumer<Attempt, LlmException> streamBroke;
   /** The policy's account of the attempt, once it is sent; {@link RoutedAttempt#IGNORED} before. */
   RoutedAttempt routed = RoutedAttempt.IGNORED;
-  /** Whether the outcome is yet to be recorded. */
-  private boolean open = true;
+  private final AtomicBoolean ended = new AtomicBoolean();
 
-  Attempt(int index, Replica replica, InFlightCounter counter, long startNanos,
-      boolean permitted) {
+  Attempt(int index, Replica replica, InFlightCounter counter, Eligibility eligibility,
+      Ticker ticker, long startNanos, boolean permitted,
+      BiConsumer<Attempt, LlmException> streamBroke) {
     this.index = index;
     this.replica = replica;
     this.counter = counter;
+    this.eligibility = eligibility;
+    this.ticker = ticker;
     this.startNanos = startNanos;
     this.permitted = permitted;
+    this.streamBroke = streamBroke;
   }
 
-  /** How long the attempt ran until {@code now}, or 0 if its outcome is already recorded. */
+  /** How long the attempt ran until {@code now}, or 0 if it has ended. */
   long durationNanos(long now) {
-    return open ? now - startNanos : 0;
+    return ended.get() ? 0 : now - startNanos;
+  }
+
+  /** A stream's first chunk arrived at {@code now}: the attempt goes on until the stream ends. */
+  void firstChunk(long now) {
+    Feedback.firstToken(routed, now);
+  }
+
+  /** The replica answered {@code value} (a whole answer, or a stream's last chunk, or null). */
+  void answered(@Nullable Object value, long now) {
+    if (!claimEnd()) return;
+    counter.release();
+    Feedback.answered(routed, value, now);
+    eligibility.record(index, permitted, now, now - startNanos, null);
   }
 
   /**
-   * Records the outcome, unless already recorded: it feeds outlier detection and the replica's
-   * breaker.
-   *
-   * @param failure null for a success
+   * The attempt failed with {@code failure}, classified by the transport; {@return whether this
+   * ended it}
    */
-  void record(Eligibility eligibility, long now, @Nullable LlmException failure) {
-    if (!open) return;
-    open = false;
+  boolean failed(LlmException failure, long now) {
+    if (!claimEnd()) return false;
+    counter.release();
+    Feedback.failed(routed, now);
     eligibility.record(index, permitted, now, now - startNanos, failure);
+    return true;
   }
 
-  /** The outcome is unknown (the caller cancelled): returns the breaker's permission. */
-  void abandon(Eligibility eligibility, long now) {
-    if (!open) return;
-    open = false;
+  /** The caller let go (cancelled, or closed a stream early): nothing is known of the replica. */
+  void abandoned(long now) {
+    if (!claimEnd()) return;
+    counter.release();
+    Feedback.failed(routed, now);
     eligibility.record(index, permitted, now, 0, new LlmException("cancelled by the caller"));
+  }
+
+  @Override
+  public void completed(@Nullable Object last) {
+    answered(last, ticker.read());
+  }
+
+  @Override
+  public void broke(LlmException failure) {
+    if (failed(failure, ticker.read())) streamBroke.accept(this, failure);
+  }
+
+  @Override
+  public void abandoned() {
+    abandoned(ticker.read());
+  }
+
+  private boolean claimEnd() {
+    return ended.compareAndSet(false, true);
   }
 }

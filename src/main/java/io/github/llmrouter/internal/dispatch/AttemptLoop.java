@@ -40,6 +40,8 @@ import org.jspecify.annotations.Nullable;
 final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
   private static final int WAIT = -2;
+  /** {@link AttemptFailedEvent#whyNot()} for a stream broken after its first chunk. */
+  static final String STREAM_BROKEN = "stream broken after its first chunk";
 
   private final RequestDispatcher dispatcher;
   private final Endpoint<?> endpoint;
@@ -180,13 +182,12 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   public void succeeded(R value) {
     Attempt a = held();
     long now = ticker.read();
-    if (keepsCounter) { // a stream: its first chunk is read; its usage comes when it closes
-      Feedback.firstToken(a.routed, now);
+    if (keepsCounter) {
+      // A stream: its first chunk is read. The attempt ends with the stream, which tells it how.
+      a.firstChunk(now);
     } else {
-      a.counter.release();
-      Feedback.answered(a.routed, value, now);
+      a.answered(value, now);
     }
-    a.record(table.eligibility, now, null);
     finished(a.replica.id(), null);
     result.complete(value);
   }
@@ -194,10 +195,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   @Override
   public void failed(LlmException failure) {
     Attempt a = held();
-    a.counter.release();
-    Feedback.failed(a.routed, ticker.read());
     if (result.isCancelled()) {
-      a.abandon(table.eligibility, ticker.read()); // says nothing about the replica
+      a.abandoned(ticker.read()); // says nothing about the replica
       return;
     }
     long backoff;
@@ -264,8 +263,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       return WAIT;
     }
     if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
-    current = new Attempt(index, table.replicas.get(index), table.load.counter(index), now,
-        w.permitted());
+    current = new Attempt(index, table.replicas.get(index), table.load.counter(index),
+        table.eligibility, ticker, now, w.permitted(), this::streamBroke);
     attempt++;
     if (listener != RoutingListener.NONE) {
       listener.onRouted(w.routedEvent(endpoint.operation(), attempt, table, index));
@@ -299,7 +298,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private long afterFailure(Attempt failed, LlmException failure) {
     long now = ticker.read();
     long duration = failed.durationNanos(now);
-    failed.record(table.eligibility, now, failure);
+    failed.failed(failure, now);
     failures.add(attempt, failed.replica.id(), duration, failure);
     RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
         dispatcher.budget, deadline, now);
@@ -319,6 +318,16 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       default:
         throw fail(failures.giveUp(decision.giveUpMessage()));
     }
+  }
+
+  /**
+   * The replica broke the stream this call handed to its caller: the call has succeeded, the
+   * attempt failed. Not retried (the caller has read part of it).
+   */
+  private void streamBroke(Attempt broken, LlmException failure) {
+    if (listener == RoutingListener.NONE) return;
+    listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
+        broken.replica.id(), failure, false, Duration.ZERO, STREAM_BROKEN));
   }
 
   /** Reports the call's end and returns {@code failure} for throwing. */

@@ -120,10 +120,7 @@ public final class RequestDispatcher {
       RoutingRequest request, byte[] body) {
     admit();
     return AttemptLoop.run(this, endpoint, request, body,
-        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, last -> {
-          attempt.counter.release();
-          Feedback.answered(attempt.routed, last, config.ticker().read()); // usage in the last chunk
-        }));
+        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt));
   }
 
   /** Blocks until admission control lets the call in; throws if it does not in time. */

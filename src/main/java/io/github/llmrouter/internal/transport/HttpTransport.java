@@ -22,9 +22,9 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -69,6 +69,8 @@ public final class HttpTransport {
 
   private final OkHttpClient client;
   private final @Nullable String authorization;
+  /** The client's own secrets, taken out of whatever text a server sends back. */
+  private final Redactor secrets;
   private final Duration streamIdleTimeout;
   private final IntPredicate retryableStatus;
   private final boolean loadMetricsHeader;
@@ -93,6 +95,7 @@ public final class HttpTransport {
       Ticker ticker) {
     this.client = requireNonNull(client, "client");
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
+    this.secrets = apiKey == null ? Redactor.NONE : Redactor.of(List.of(apiKey));
     this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
     this.retryableStatus = requireNonNull(retryableStatus, "retryableStatus");
     this.loadMetricsHeader = monitoring.loadMetricsHeader();
@@ -186,19 +189,20 @@ public final class HttpTransport {
    * @param replica the replica called
    * @param call from {@link #newCall} for a streaming endpoint
    * @param endpoint what each chunk binds to
-   * @param onClose run once when the stream closes (not when this throws), given its last chunk
-   *     (null if none): the one that carries the usage, if the server sent it
+   * @param end told once how the stream ended (not if this throws): completed with its last chunk
+   *     (the one that carries the usage, if the server sent it), broken by the replica, or
+   *     abandoned by the caller
    * @return the stream, its first chunk read
    * @throws LlmException the classified failure before the first chunk
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Replica replica,
-      Call call, Endpoint<T> endpoint, Consumer<@Nullable T> onClose) {
+      Call call, Endpoint<T> endpoint, StreamEnd<? super T> end) {
     Response response = send(replica, call);
     readLoadReport(replica, response);
     try {
       checkStatus(replica, response);
       return SseStream.open(this, replica, call, response, endpoint.type(), streamIdleTimeout,
-          onClose);
+          end);
     } catch (RuntimeException e) {
       response.close();
       throw e instanceof LlmException ? (LlmException) e : unexpected(replica, e);
@@ -224,7 +228,7 @@ public final class HttpTransport {
       value = Json.MAPPER.readValue(response.body().byteStream(), endpoint.type());
     } catch (JacksonException e) {
       if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
-      throw new MalformedResponseException(replica.id(), "JSON body", e);
+      throw new MalformedResponseException(replica.id(), "JSON body", scrubbed(replica, e));
     } catch (LlmException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -273,18 +277,39 @@ public final class HttpTransport {
     }
     int status = response.code();
     response.close();
-    throw httpError(replica.id(), status, excerpt,
+    throw httpError(replica, status, excerpt,
         parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
   }
 
   /**
    * An error answer, from a response's status or a stream's error event: retryable exactly when
-   * the retry policy lists its status.
+   * the retry policy lists its status. The body loses every secret sent to the replica first, so
+   * that neither the message nor the excerpt carries one.
    */
-  ReplicaHttpException httpError(String replicaId, int status, String body,
+  ReplicaHttpException httpError(Replica replica, int status, String body,
       @Nullable Duration retryAfter) {
-    return new ReplicaHttpException(replicaId, status, ErrorBodies.message(body), body,
+    String clean = secretsOf(replica).redact(body);
+    return new ReplicaHttpException(replica.id(), status, ErrorBodies.message(clean), clean,
         retryableStatus.test(status), retryAfter);
+  }
+
+  /**
+   * A parse failure of what {@code replica} sent, fit to be a cause: a parser's message quotes
+   * the text it choked on, so the failure is replaced by one whose message has no secret in it
+   * (its stack trace kept).
+   */
+  IOException scrubbed(Replica replica, Exception parseFailure) {
+    String message = parseFailure.getMessage();
+    IOException scrubbed = new IOException(parseFailure.getClass().getSimpleName() + ": "
+        + (message == null ? "" : secretsOf(replica).redact(message)));
+    scrubbed.setStackTrace(parseFailure.getStackTrace());
+    return scrubbed;
+  }
+
+  /** The secrets sent to {@code replica}: the client's and the replica's header values. */
+  private Redactor secretsOf(Replica replica) {
+    Map<String, String> headers = replica.headers();
+    return headers.isEmpty() ? secrets : secrets.plus(headers.values());
   }
 
   /** Maps an I/O failure of one exchange to the exception hierarchy. */

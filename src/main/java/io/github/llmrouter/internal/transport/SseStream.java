@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import okhttp3.Call;
 import okhttp3.Response;
 import okio.BufferedSource;
@@ -46,7 +45,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   private final Response response;
   private final SseReader reader;
   private final Class<T> type;
-  private final Consumer<@Nullable T> onClose;
+  private final StreamEnd<? super T> ending;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final List<T> received = new ArrayList<>();
   private final StringBuilder receivedText = new StringBuilder();
@@ -57,7 +56,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   private boolean iterated;
 
   private SseStream(HttpTransport transport, Replica replica, Call call, Response response,
-      Class<T> type, Consumer<@Nullable T> onClose) {
+      Class<T> type, StreamEnd<? super T> end) {
     this.transport = transport;
     this.replica = replica;
     this.replicaId = replica.id();
@@ -65,20 +64,19 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     this.response = response;
     this.reader = new SseReader(response.body().source());
     this.type = type;
-    this.onClose = onClose;
+    this.ending = end;
   }
 
   /**
    * Reads up to the first chunk (under the response's read timeout: the time-to-first-byte bound)
    * and then switches the connection's read timeout to {@code idleTimeout}. Throws, without
-   * running {@code onClose}, if anything fails before the first chunk: the dispatcher may retry.
-   * {@code onClose} is given the stream's last chunk (null if none): the one that carries the
-   * usage when the server honours {@code stream_options.include_usage}. {@code transport}
+   * telling {@code end}, if anything fails before the first chunk: the dispatcher may retry. From
+   * the first chunk on, {@code end} is told once how the stream ended. {@code transport}
    * classifies failures.
    */
   static <T extends ApiObject & StreamChunk> SseStream<T> open(HttpTransport transport,
       Replica replica, Call call, Response response, Class<T> type, Duration idleTimeout,
-      Consumer<@Nullable T> onClose) {
+      StreamEnd<? super T> end) {
     String replicaId = replica.id();
     String contentType = response.header("Content-Type");
     if (contentType != null && contentType.startsWith("application/json")) {
@@ -86,7 +84,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
           + "text/event-stream)", new IOException("not an event stream"));
     }
-    SseStream<T> stream = new SseStream<>(transport, replica, call, response, type, onClose);
+    SseStream<T> stream = new SseStream<>(transport, replica, call, response, type, end);
     try {
       stream.advance();
     } catch (IOException e) {
@@ -156,7 +154,8 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     try {
       chunk = Json.MAPPER.readValue(data, type);
     } catch (JacksonException e) {
-      throw new MalformedResponseException(replicaId, "stream event", e);
+      throw new MalformedResponseException(replicaId, "stream event",
+          transport.scrubbed(replica, e));
     }
     if (chunk == null) {
       throw new MalformedResponseException(replicaId, "stream event (null)",
@@ -172,7 +171,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   /** The exception an error event stands for. */
   private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
     int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
-    return transport.httpError(replicaId, status, data, null);
+    return transport.httpError(replica, status, data, null);
   }
 
   /** The status an {@code event: error} reports in its data, if that is a JSON object. */
@@ -192,7 +191,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
 
   private void finish() {
     finished = true;
-    close();
+    end(null);
   }
 
   /**
@@ -201,7 +200,9 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
    * StreamInterruptedException}; both carry what was received.
    */
   private LlmException interrupted(LlmException cause) {
-    close();
+    // The call's own deadline says nothing of the replica; anything else is the replica's doing.
+    boolean deadline = cause instanceof LlmTimeoutException && !cause.isRetryable();
+    end(deadline ? null : cause);
     if (cause instanceof LlmTimeoutException) {
       String what = cause.isRetryable()
           ? "received nothing for " + idleTimeout.toMillis() + " ms (streamIdleTimeout)"
@@ -212,14 +213,24 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     return new StreamInterruptedException(replicaId, received, receivedText.toString(), cause);
   }
 
+  /** Closing before the end lets go of the stream: the replica is not blamed. */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
-      try {
-        response.close();
-      } finally {
-        onClose.accept(lastChunk());
-      }
+    end(null);
+  }
+
+  /**
+   * Closes the stream once and tells {@link #ending} how it ended: broken by {@code replicaFailure}
+   * if not null, else completed if the replica finished it, else abandoned.
+   */
+  private void end(@Nullable LlmException replicaFailure) {
+    if (!closed.compareAndSet(false, true)) return;
+    try {
+      response.close();
+    } finally {
+      if (replicaFailure != null) ending.broke(replicaFailure);
+      else if (finished) ending.completed(lastChunk());
+      else ending.abandoned();
     }
   }
 }

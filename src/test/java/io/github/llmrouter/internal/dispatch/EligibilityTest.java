@@ -11,6 +11,7 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.EjectionEvent;
@@ -231,14 +232,18 @@ class EligibilityTest {
         Duration.ZERO, one);
     long t0 = ticker.read();
     assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Eligibility.ADMIT);
-    Attempt a = new Attempt(0, one.get(0), LocalLoad.of(one).counter(0), t0, true);
+    InFlightCounter counter = LocalLoad.of(one).counter(0);
+    counter.acquire();
+    Attempt a = new Attempt(0, one.get(0), counter, e, ticker, t0, true, (x, f) -> { });
     assertThat(a.durationNanos(t0 + 5_000)).isEqualTo(5_000);
 
-    a.record(e, t0 + 7_000, http(503));
-    a.record(e, t0 + 8_000, null);
-    a.abandon(e, t0 + 9_000);
+    assertThat(a.failed(http(503), t0 + 7_000)).isTrue();
+    assertThat(a.failed(http(503), t0 + 7_500)).isFalse();
+    a.answered(null, t0 + 8_000);
+    a.abandoned(t0 + 9_000);
 
     assertThat(a.durationNanos(t0 + 9_000)).as("recorded").isZero();
+    assertThat(counter.get()).as("the in-flight count released once").isZero();
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).as("the failure, once")
         .containsExactly("OPEN");
   }
@@ -252,10 +257,11 @@ class EligibilityTest {
     e.record(0, true, ticker.read(), 1_000, http(503));
     ticker.advance(Duration.ofSeconds(11));
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe").isEqualTo(Eligibility.ADMIT);
-    Attempt probe = new Attempt(0, one.get(0), LocalLoad.of(one).counter(0), ticker.read(), true);
+    Attempt probe = new Attempt(0, one.get(0), LocalLoad.of(one).counter(0), e, ticker,
+        ticker.read(), true, (x, f) -> { });
 
-    probe.abandon(e, ticker.read());
-    probe.record(e, ticker.read(), http(503)); // already booked: says nothing more
+    probe.abandoned(ticker.read());
+    probe.failed(http(503), ticker.read()); // already booked: says nothing more
 
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe again")
         .isEqualTo(Eligibility.ADMIT);
