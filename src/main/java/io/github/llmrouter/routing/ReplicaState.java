@@ -77,10 +77,22 @@ final class ReplicaState {
     }
   }
 
-  /** A request sent with {@link #add} produced its first token, or never will. */
-  void started(long nanos, boolean streamed) {
+  /**
+   * A request sent with {@link #add} produced its first token, or never will, as known at {@code
+   * now}. A whole answer that arrived (or failed) has no prefill left: the work queued behind it
+   * moves up by its {@code nanos}, never to before {@code now}.
+   */
+  void started(long now, long nanos, boolean streamed) {
     awaiting.decrementAndGet();
-    if (streamed) streamedPrefill.addAndGet(-nanos);
+    if (streamed) {
+      streamedPrefill.addAndGet(-nanos);
+      return;
+    }
+    while (true) {
+      long current = wholeDone;
+      if (current <= now) return; // drained already
+      if (CLOCK.compareAndSet(this, current, Math.max(now, current - nanos))) return;
+    }
   }
 
   /** Adds one sample in [0, 1] to a confidence, keeping it at least {@value #MIN_CONFIDENCE}. */

@@ -52,14 +52,14 @@ final class SentAttempt implements RoutedAttempt {
     if (firstTokenSeen || done) return;
     firstTokenSeen = true;
     firstTokenNanos = nanos;
-    state.started(prefillNanos, streamed);
+    state.started(nanos, prefillNanos, streamed);
   }
 
   @Override
   public void completed(long promptTokens, long cachedTokens, long nanos) {
     if (done) return;
     done = true;
-    if (!firstTokenSeen) state.started(prefillNanos, streamed);
+    if (!firstTokenSeen) state.started(nanos, prefillNanos, streamed);
     Calibration cal = memory.calibration;
     cal.promptTokens(promptTokens, estimatedTokens);
     if (cachedTokens < 0 || promptTokens <= 0) {
@@ -103,6 +103,6 @@ final class SentAttempt implements RoutedAttempt {
     if (done) return;
     done = true;
     // Its prefill will not happen: take it out of the work ahead.
-    if (!firstTokenSeen) state.started(prefillNanos, streamed);
+    if (!firstTokenSeen) state.started(nanos, prefillNanos, streamed);
   }
 }
