@@ -3,6 +3,7 @@ package io.github.llmrouter;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
+import io.github.llmrouter.observe.ConnectionResentEvent;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
@@ -88,5 +89,10 @@ final class GuardedListener implements RoutingListener {
   @Override
   public void onResolverError(ResolverErrorEvent event) {
     deliver(event, delegate::onResolverError);
+  }
+
+  @Override
+  public void onConnectionResent(ConnectionResentEvent event) {
+    deliver(event, delegate::onConnectionResent);
   }
 }

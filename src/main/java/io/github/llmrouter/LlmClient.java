@@ -100,7 +100,7 @@ public final class LlmClient implements AutoCloseable {
     this.fleet = new FleetState(config, statuses, scheduler);
     // Load reports read from responses go straight to the fleet's load view.
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,
-        b.retryPolicy::isRetryableStatus, b.loadMonitoring, fleet, b.ticker);
+        b.retryPolicy::isRetryableStatus, b.loadMonitoring, fleet, b.ticker, listener);
     this.dispatcher = new RequestDispatcher(config, fleet, transport, scheduler);
     HealthProber prober = b.healthCheck == null ? null
         : new HealthProber(b.healthCheck, http, statuses, scheduler, System.nanoTime());

@@ -86,7 +86,13 @@ public final class EmulatedReplica implements AutoCloseable {
     }
   }
 
+  /** The longest accepted {@code idleConnectionTimeout}: 1 hour. */
+  public static final Duration MAX_IDLE_CONNECTION_TIMEOUT = Duration.ofHours(1);
+
   private final int requestedPort;
+  private final boolean closeAfterStreams;
+  private final Duration idleConnectionTimeout;
+  private @Nullable ConnectionFront front; // guarded by lock
   private final boolean idFromPort;
   private final EmulatedEngine engine;
   private final EmulatedFaults faults = new EmulatedFaults();
@@ -98,6 +104,8 @@ public final class EmulatedReplica implements AutoCloseable {
 
   private EmulatedReplica(Builder b) {
     this.requestedPort = b.port;
+    this.closeAfterStreams = b.closeAfterStreams;
+    this.idleConnectionTimeout = b.idleConnectionTimeout;
     this.idFromPort = b.id == null;
     List<String> models = b.models.isEmpty() ? List.of(DEFAULT_MODEL) : List.copyOf(b.models);
     this.engine = new EmulatedEngine(b.id != null ? b.id : "emulated-unstarted", models,
@@ -129,15 +137,21 @@ public final class EmulatedReplica implements AutoCloseable {
     synchronized (lock) {
       if (closed) throw new IllegalStateException("replica " + engine.id + " is closed");
       if (server != null) throw new IllegalStateException("replica " + engine.id + " is started");
+      boolean fronted = closeAfterStreams || !idleConnectionTimeout.isZero();
       HttpServer s;
+      ConnectionFront f = null;
       try {
-        s = HttpServer.create(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort), BACKLOG);
+        s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+            fronted ? 0 : requestedPort), BACKLOG);
+        if (fronted) {
+          f = new ConnectionFront(requestedPort, s.getAddress(), closeAfterStreams,
+              (int) idleConnectionTimeout.toMillis(), daemonThreads("front"));
+        }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot bind emulated replica to 127.0.0.1:" + requestedPort,
             e);
       }
-      int port = s.getAddress().getPort();
+      int port = f != null ? f.port() : s.getAddress().getPort();
       if (idFromPort) engine.id = "emulated-" + port;
       // Unbounded and cached: every open stream holds a thread for its whole life, and a demo or
       // benchmark opens hundreds at once. Daemon threads never keep a JVM alive.
@@ -146,6 +160,7 @@ public final class EmulatedReplica implements AutoCloseable {
       s.createContext("/", new EmulatedHandler(engine, faults));
       s.start();
       server = s;
+      front = f;
       executor = pool;
       baseUrl = "http://127.0.0.1:" + port;
       return this;
@@ -188,6 +203,18 @@ public final class EmulatedReplica implements AutoCloseable {
     return engine.stats(faults.injected());
   }
 
+  /**
+   * Connections this replica closed without telling the client: after a streamed response ({@link
+   * Builder#closeAfterStreams}) or idle ({@link Builder#idleConnectionTimeout}).
+   */
+  public long connectionsDropped() {
+    ConnectionFront f;
+    synchronized (lock) {
+      f = front;
+    }
+    return f == null ? 0 : f.dropped();
+  }
+
   /** The fault-injection script of this replica. */
   public EmulatedFaults faults() {
     return faults;
@@ -201,12 +228,15 @@ public final class EmulatedReplica implements AutoCloseable {
   public void close() {
     HttpServer s;
     ExecutorService pool;
+    ConnectionFront f;
     synchronized (lock) {
       if (closed) return;
       closed = true;
       s = server;
       pool = executor;
+      f = front;
     }
+    if (f != null) f.close(); // new connections are refused from here on
     engine.close(); // wakes every modelled wait first, so handlers unwind while the server stops
     if (s != null) s.stop(0);
     if (pool != null) {
@@ -249,8 +279,36 @@ public final class EmulatedReplica implements AutoCloseable {
     private Duration baseLatency = DEFAULT_BASE_LATENCY;
     private Duration decodeInterval = DEFAULT_DECODE_INTERVAL;
     private int defaultMaxTokens = DEFAULT_MAX_TOKENS;
+    private boolean closeAfterStreams;
+    private Duration idleConnectionTimeout = Duration.ZERO;
 
     private Builder() {}
+
+    /**
+     * Closes each connection right after a streamed response, although the response announced
+     * nothing of the kind, as llama.cpp's server does: a client that pools the connection finds it
+     * dead on its next request. Default off.
+     */
+    public Builder closeAfterStreams(boolean closeAfterStreams) {
+      this.closeAfterStreams = closeAfterStreams;
+      return this;
+    }
+
+    /**
+     * Closes a connection idle this long between requests, without telling the client, as servers
+     * and proxies with an idle timeout do; in [0, 1 h], 0 (the default) never.
+     */
+    public Builder idleConnectionTimeout(Duration idleConnectionTimeout) {
+      requireNonNull(idleConnectionTimeout, "idleConnectionTimeout");
+      if (idleConnectionTimeout.isNegative()
+          || idleConnectionTimeout.compareTo(MAX_IDLE_CONNECTION_TIMEOUT) > 0
+          || (!idleConnectionTimeout.isZero() && idleConnectionTimeout.toMillis() == 0)) {
+        throw new IllegalArgumentException("idleConnectionTimeout must be 0 or in [1 ms, 1 h], got "
+            + idleConnectionTimeout);
+      }
+      this.idleConnectionTimeout = idleConnectionTimeout;
+      return this;
+    }
 
     /** The replica's id, reported in responses and stats; default {@code emulated-<port>}. */
     public Builder id(String id) {

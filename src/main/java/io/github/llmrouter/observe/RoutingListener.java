@@ -86,4 +86,12 @@ public interface RoutingListener {
    * @param event the event; never null
    */
   default void onResolverError(ResolverErrorEvent event) {}
+
+  /**
+   * A request found its pooled connection closed by the replica and was sent again on a fresh
+   * one; the attempt goes on. Called on the request's thread (or an OkHttp thread).
+   *
+   * @param event the event; never null
+   */
+  default void onConnectionResent(ConnectionResentEvent event) {}
 }

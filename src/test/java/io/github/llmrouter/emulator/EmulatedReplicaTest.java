@@ -746,4 +746,48 @@ class EmulatedReplicaTest {
     assertThatThrownBy(() -> r.faults().randomly(1, 0.6, 503, 0.6, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 1");
   }
+
+  @Test
+  void closingAfterStreamsDropsTheConnectionOfEveryStreamAndOfNoWholeAnswer() throws IOException {
+    EmulatedReplica r = start(EmulatedReplica.builder().id("closer").instant()
+        .closeAfterStreams(true));
+    for (int i = 0; i < 3; i++) postJson(r, "/v1/chat/completions", chatBody("whole " + i, Map.of()));
+    assertThat(r.connectionsDropped()).as("whole answers keep their connection").isZero();
+    // Each stream on a connection of its own: a pooled one would be dead after a stream.
+    OkHttpClient unpooled = client.newBuilder()
+        .connectionPool(new okhttp3.ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
+    for (int i = 0; i < 3; i++) {
+      try (Response stream = unpooled.newCall(new Request.Builder()
+          .url(r.baseUrl() + "/v1/chat/completions")
+          .post(RequestBody.create(chatBody("stream " + i, Map.of("stream", true)), JSON_TYPE))
+          .build()).execute()) {
+        assertThat(stream.body().string()).endsWith("data: [DONE]\n\n");
+        assertThat(stream.header("Connection")).as("nothing announces the close").isNull();
+      }
+      int expected = i + 1;
+      awaitTrue(() -> r.connectionsDropped() == expected);
+    }
+    assertThat(r.stats().chatRequests()).isEqualTo(6);
+  }
+
+  @Test
+  void anIdleConnectionIsClosedAfterTheTimeoutAndABusyOneIsNot() throws IOException {
+    EmulatedReplica r = start(EmulatedReplica.builder().id("idle")
+        .decodeInterval(Duration.ofMillis(60)).idleConnectionTimeout(Duration.ofMillis(50)));
+    // A stream that takes longer than the idle timeout: busy, so kept.
+    try (Response stream = post(r, "/v1/chat/completions",
+        chatBody("slow", Map.of("stream", true, "max_tokens", 4)))) {
+      assertThat(stream.body().string()).endsWith("data: [DONE]\n\n");
+    }
+    awaitTrue(() -> r.connectionsDropped() == 1); // then idle: closed
+  }
+
+  @Test
+  void anIdleConnectionTimeoutOutOfRangeIsRefusedNamingTheKnob() {
+    for (Duration bad : List.of(Duration.ofMillis(-1), Duration.ofNanos(1), Duration.ofHours(2))) {
+      assertThatThrownBy(() -> EmulatedReplica.builder().idleConnectionTimeout(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("idleConnectionTimeout");
+    }
+  }
 }

@@ -29,6 +29,8 @@ public final class EventRecorder implements RoutingListener {
   public final List<ResolverErrorEvent> resolverErrors = new CopyOnWriteArrayList<>();
   public final List<AttemptFailedEvent> failedAttempts = new CopyOnWriteArrayList<>();
   public final List<CallFinishedEvent> failedCalls = new CopyOnWriteArrayList<>();
+  public final List<io.github.llmrouter.observe.ConnectionResentEvent> resent =
+      new CopyOnWriteArrayList<>();
   /** Successful calls per answering replica id. */
   public final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger>
       answeredBy = new java.util.concurrent.ConcurrentHashMap<>();
@@ -69,6 +71,11 @@ public final class EventRecorder implements RoutingListener {
   @Override
   public void onResolverError(ResolverErrorEvent e) {
     resolverErrors.add(e);
+  }
+
+  @Override
+  public void onConnectionResent(io.github.llmrouter.observe.ConnectionResentEvent e) {
+    resent.add(e);
   }
 
   @Override

@@ -14,6 +14,8 @@ import io.github.llmrouter.api.StreamChunk;
 import io.github.llmrouter.load.LoadHeaders;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.observe.ConnectionResentEvent;
+import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.Replica;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.ConnectionPool;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
@@ -77,6 +80,12 @@ public final class HttpTransport {
   private final @Nullable String queueHeader;
   private final LoadReportSink loadSink;
   private final Ticker ticker;
+  private final RoutingListener listener;
+  /**
+   * The same client without a connection pool: each call on a connection of its own, closed
+   * after it. For requests resent after a pooled connection turned out dead.
+   */
+  private final OkHttpClient unpooled;
 
   /**
    * A transport for one client.
@@ -89,10 +98,11 @@ public final class HttpTransport {
    * @param monitoring which load headers to ask for and read
    * @param loadSink where the load reports read from responses go
    * @param ticker stamps the reports
+   * @param listener told of requests resent after a pooled connection turned out dead
    */
   public HttpTransport(OkHttpClient client, @Nullable String apiKey, Duration streamIdleTimeout,
       IntPredicate retryableStatus, LoadMonitoring monitoring, LoadReportSink loadSink,
-      Ticker ticker) {
+      Ticker ticker, RoutingListener listener) {
     this.client = requireNonNull(client, "client");
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.secrets = apiKey == null ? Redactor.NONE : Redactor.of(List.of(apiKey));
@@ -102,6 +112,9 @@ public final class HttpTransport {
     this.queueHeader = monitoring.queueHeader();
     this.loadSink = requireNonNull(loadSink, "loadSink");
     this.ticker = requireNonNull(ticker, "ticker");
+    this.listener = requireNonNull(listener, "listener");
+    this.unpooled = client.newBuilder()
+        .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
   }
 
   /**
@@ -148,7 +161,7 @@ public final class HttpTransport {
    * @throws LlmException the classified failure
    */
   public <T> T execute(Replica replica, Call call, Endpoint<T> endpoint) {
-    return parse(replica, call, send(replica, call), endpoint);
+    return parse(replica, call, send(replica, call, endpoint), endpoint);
   }
 
   /**
@@ -164,6 +177,12 @@ public final class HttpTransport {
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
+        if (e instanceof ConnectionReuse.StaleConnection) {
+          // Once, on a fresh connection. (Cancelling the caller's future cancels the first call
+          // only; the resent one then runs to its end, and its answer is dropped.)
+          resend(replica, c, endpoint, e).enqueue(this);
+          return;
+        }
         outcome.failed(classify(replica, c, e));
       }
 
@@ -197,7 +216,7 @@ public final class HttpTransport {
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Replica replica,
       Call call, Endpoint<T> endpoint, StreamEnd<? super T> end) {
-    Response response = send(replica, call);
+    Response response = send(replica, call, endpoint);
     readLoadReport(replica, response);
     try {
       checkStatus(replica, response);
@@ -209,15 +228,40 @@ public final class HttpTransport {
     }
   }
 
-  /** Sends {@code call} on this thread: its response, or the classified failure. */
-  private Response send(Replica replica, Call call) {
+  /**
+   * Sends {@code call} on this thread: its response, or the classified failure. A call that fails
+   * on a pooled connection the replica had closed is sent again, once, on a fresh connection.
+   */
+  private Response send(Replica replica, Call call, Endpoint<?> endpoint) {
+    Call sent = call;
     try {
-      return call.execute();
+      try {
+        return call.execute();
+      } catch (ConnectionReuse.StaleConnection stale) {
+        sent = resend(replica, call, endpoint, stale);
+        return sent.execute();
+      }
     } catch (IOException e) {
-      throw classify(replica, call, e);
+      throw classify(replica, sent, e);
     } catch (RuntimeException e) {
       throw unexpected(replica, e);
     }
+  }
+
+  /**
+   * The call again, on a connection of its own that no other exchange used: nothing of the answer
+   * arrived, so this is safe for any request; it bounds the same time as the first. Reported to
+   * the listener; not an attempt.
+   */
+  private Call resend(Replica replica, Call call, Endpoint<?> endpoint, IOException stale) {
+    if (listener != RoutingListener.NONE) {
+      Throwable cause = stale.getCause() != null ? stale.getCause() : stale;
+      listener.onConnectionResent(new ConnectionResentEvent(endpoint.operation(), replica.id(),
+          secretsOf(replica).redact(cause.toString())));
+    }
+    Call again = unpooled.newCall(call.request());
+    again.timeout().timeout(call.timeout().timeoutNanos(), TimeUnit.NANOSECONDS);
+    return again;
   }
 
   private <T> T parse(Replica replica, Call call, Response response, Endpoint<T> endpoint) {

@@ -49,6 +49,8 @@ public final class OkHttpClients {
     dispatcher.setMaxRequestsPerHost(maxConcurrentRequests);
     return http.dispatcher(dispatcher)
         .addNetworkInterceptor(HttpTransport.HIDE_RETRY_AFTER)
+        // Tells a failure on a pooled connection the replica closed from the replica's own.
+        .addNetworkInterceptor(new ConnectionReuse())
         .connectTimeout(connectTimeout)
         .readTimeout(firstByteTimeout)
         .writeTimeout(firstByteTimeout)

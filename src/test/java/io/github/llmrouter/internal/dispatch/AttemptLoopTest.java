@@ -94,7 +94,7 @@ class AttemptLoopTest {
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
     HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),
-        retry::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker);
+        retry::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker, listener);
     dispatcher = new RequestDispatcher(config, fleet, transport, () -> scheduler);
   }
 
