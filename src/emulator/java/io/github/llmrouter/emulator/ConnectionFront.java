@@ -233,6 +233,11 @@ final class ConnectionFront implements Closeable {
     }
   }
 
+  /** Closes the listening socket: new connections are refused; open ones go on. */
+  void stopAccepting() {
+    closeQuietly(listener);
+  }
+
   @Override
   public void close() {
     closed = true;

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -101,6 +102,7 @@ public final class EmulatedReplica implements AutoCloseable {
   private @Nullable ExecutorService executor; // guarded by lock
   private volatile @Nullable String baseUrl;
   private boolean closed; // guarded by lock
+  private boolean stopping; // guarded by lock
 
   private EmulatedReplica(Builder b) {
     this.requestedPort = b.port;
@@ -191,6 +193,55 @@ public final class EmulatedReplica implements AutoCloseable {
   public int port() {
     String url = baseUrl();
     return Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+  }
+
+  /**
+   * Stops accepting connections at once, as a server does on SIGTERM: new connections are
+   * refused from here on, while requests already accepted go on (llama.cpp's server never answers
+   * them: script that with {@link EmulatedFaults#hangNext}). {@link #close()} ends everything.
+   * Idempotent; a replica on the same port may be started once this returns.
+   *
+   * @throws IllegalStateException if not started
+   */
+  public void stopAccepting() {
+    HttpServer s;
+    ConnectionFront f;
+    synchronized (lock) {
+      s = server;
+      f = front;
+      if (s == null) throw new IllegalStateException("replica " + engine.id + " is not started");
+      if (closed || stopping) return;
+      stopping = true;
+    }
+    if (f != null) {
+      f.stopAccepting();
+      return;
+    }
+    // The JDK server closes its listening socket at once, then waits for the exchanges in
+    // progress (until close() ends them), so that wait runs on a thread of its own.
+    CountDownLatch listenerClosed = new CountDownLatch(1);
+    Thread stopper = daemonThreads("stop").newThread(() -> {
+      listenerClosed.countDown();
+      s.stop((int) TimeUnit.HOURS.toSeconds(1));
+    });
+    stopper.start();
+    try {
+      listenerClosed.await();
+      // stop() closes the listener first thing; wait until connecting is refused.
+      for (int i = 0; i < 1000 && accepts(); i++) Thread.sleep(1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Whether a connection to the replica's port is accepted now. */
+  private boolean accepts() {
+    try (java.net.Socket probe = new java.net.Socket()) {
+      probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port()), 1000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The model names listed by {@code /v1/models}; the first labels {@code /metrics}. */

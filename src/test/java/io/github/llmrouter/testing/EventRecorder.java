@@ -36,6 +36,8 @@ public final class EventRecorder implements RoutingListener {
       answeredBy = new java.util.concurrent.ConcurrentHashMap<>();
   /** System.nanoTime() of each ejection, parallel to {@link #ejections}. */
   public final List<Long> ejectionTimes = new CopyOnWriteArrayList<>();
+  /** System.nanoTime() of each health change, parallel to {@link #health}. */
+  public final List<Long> healthTimes = new CopyOnWriteArrayList<>();
 
   @Override
   public void onRouted(RoutedEvent e) {
@@ -59,8 +61,9 @@ public final class EventRecorder implements RoutingListener {
   }
 
   @Override
-  public void onHealthChanged(HealthChangedEvent e) {
+  public synchronized void onHealthChanged(HealthChangedEvent e) {
     health.add(e);
+    healthTimes.add(System.nanoTime());
   }
 
   @Override

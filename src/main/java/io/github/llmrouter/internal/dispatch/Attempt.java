@@ -2,12 +2,15 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.internal.health.ReplicaStatus;
+import io.github.llmrouter.internal.transport.AnswerWatch;
 import io.github.llmrouter.internal.transport.StreamEnd;
 import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutedAttempt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Its {@link AttemptLoop}'s steps make and end it one at a time; a stream's end comes later, on
  * whichever thread ends the stream. The end is claimed atomically.
  */
-final class Attempt implements StreamEnd<Object> {
+final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, AnswerWatch {
   final int index;
   final Replica replica;
   final InFlightCounter counter;
@@ -39,6 +42,9 @@ final class Attempt implements StreamEnd<Object> {
   /** The policy's account of the attempt, once it is sent; {@link RoutedAttempt#IGNORED} before. */
   RoutedAttempt routed = RoutedAttempt.IGNORED;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile @Nullable Call call;
+  private volatile boolean answering;
+  private volatile boolean lost;
 
   Attempt(int index, Replica replica, InFlightCounter counter, Eligibility eligibility,
       Ticker ticker, long startNanos, boolean permitted,
@@ -51,6 +57,37 @@ final class Attempt implements StreamEnd<Object> {
     this.startNanos = startNanos;
     this.permitted = permitted;
     this.streamBroke = streamBroke;
+  }
+
+  /**
+   * The attempt's exchange is {@code call}: tracked by the replica's status until the attempt
+   * ends, so that it fails over if the replica stops accepting connections before answering.
+   */
+  void exchange(Call call) {
+    this.call = call;
+    if (!ended.get()) eligibility.status(index).track(this);
+  }
+
+  @Override
+  public void answerBegan() {
+    answering = true;
+  }
+
+  @Override
+  public boolean answering() {
+    return answering;
+  }
+
+  @Override
+  public void replicaLost() {
+    lost = true;
+    Call c = call;
+    if (c != null) c.cancel();
+  }
+
+  /** Whether the exchange was abandoned because its replica stopped accepting connections. */
+  boolean lost() {
+    return lost;
   }
 
   /** How long the attempt ran until {@code now}, or 0 if it has ended. */
@@ -107,6 +144,8 @@ final class Attempt implements StreamEnd<Object> {
   }
 
   private boolean claimEnd() {
-    return ended.compareAndSet(false, true);
+    if (!ended.compareAndSet(false, true)) return false;
+    eligibility.status(index).untrack(this);
+    return true;
   }
 }

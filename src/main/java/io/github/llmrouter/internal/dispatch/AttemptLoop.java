@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
+import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.observe.AttemptFailedEvent;
@@ -162,13 +163,14 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         dispatcher.config.policy());
     Call call;
     try {
-      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos());
+      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos(), a);
     } catch (LlmException e) {
       // The deadline passed before the exchange could start, or the request cannot be built:
       // neither is worth another attempt, and failed() ends the call.
       failed(e);
       return;
     }
+    a.exchange(call);
     if (!blocking) {
       // Cancelling the caller's future cancels the exchange.
       result.whenComplete((v, t) -> {
@@ -195,6 +197,11 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   @Override
   public void failed(LlmException failure) {
     Attempt a = held();
+    if (a.lost()) {
+      // Its replica stopped accepting connections before answering: nothing reached the caller,
+      // so the attempt fails over like any other that could not reach its replica.
+      failure = new ReplicaUnreachableException(a.replica.id(), new Eligibility.ReplicaGone());
+    }
     if (result.isCancelled()) {
       a.abandoned(ticker.read()); // says nothing about the replica
       return;

@@ -9,6 +9,8 @@ import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.io.IOException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -68,7 +70,7 @@ final class Eligibility {
    */
   int admit(int index, long now, KeyFraction keyFraction) {
     ReplicaStatus h = statuses[index];
-    if (!h.isHealthy() || h.isEjected(now)) return SKIP;
+    if (!h.isHealthy() || h.isRefusing() || h.isEjected(now)) return SKIP;
     if (h.isPaused(now)) return PAUSED;
     double share = h.slowStartShare(now);
     if (share < 1.0 && keyFraction.get() >= share) return DEFER;
@@ -104,7 +106,9 @@ final class Eligibility {
       tracker.onSuccess(h);
       if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
     } else if (isReplicaFault(failure)) {
-      tracker.onFailure(h, describe(failure));
+      boolean unreachable = isUnreachable(failure);
+      tracker.onFailure(h, describe(failure), unreachable);
+      if (refusedConnection(failure)) tracker.refused(h.id(), describe(failure));
       if (breaker != null) breaker.onError(durationNanos, TimeUnit.NANOSECONDS, failure);
     } else if (failure instanceof ReplicaHttpException) {
       // A 4xx (429 included) is the replica judging the request: the replica itself works.
@@ -123,6 +127,33 @@ final class Eligibility {
   /** The breaker state of replica {@code index}, or null without breakers. */
   @Nullable CircuitBreaker breaker(int index) {
     return breakers == null ? null : breakers[index];
+  }
+
+  /** The status of replica {@code index}. */
+  ReplicaStatus status(int index) {
+    return statuses[index];
+  }
+
+  /** A failure to reach the replica at all: a connect that failed, or a replica that went away. */
+  static boolean isUnreachable(LlmException failure) {
+    return failure instanceof ReplicaUnreachableException
+        && (failure.getCause() instanceof ConnectException
+            || failure.getCause() instanceof ReplicaGone);
+  }
+
+  /** A connect the replica refused: nothing listens there. */
+  private static boolean refusedConnection(LlmException failure) {
+    return failure instanceof ReplicaUnreachableException
+        && failure.getCause() instanceof ConnectException;
+  }
+
+  /** Why an attempt in flight was abandoned: its replica stopped accepting connections. */
+  static final class ReplicaGone extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ReplicaGone() {
+      super("stopped accepting connections before answering; failed over");
+    }
   }
 
   /** The failures that say something about the replica rather than the request or the caller. */

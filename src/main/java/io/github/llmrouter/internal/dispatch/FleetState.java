@@ -26,6 +26,7 @@ public final class FleetState implements LoadReportSink {
   private final RoutingPolicy policy;
   private final FleetReadiness readiness;
   private final @Nullable AdmissionGate admission;
+  private final StatusTracker statuses;
   private volatile RoutingTable table;
 
   /**
@@ -38,9 +39,12 @@ public final class FleetState implements LoadReportSink {
   public FleetState(DispatcherConfig config, StatusTracker statuses,
       Supplier<ScheduledExecutorService> scheduler) {
     this.policy = config.policy();
+    this.statuses = statuses;
     ReplicaSet none = ReplicaSet.empty();
     ReplicaBreakers breakers =
         new ReplicaBreakers(config.circuitBreaker(), config.ticker(), config.listener());
+    // A breaker opened by failures to reach its replica probes as soon as the replica is back.
+    statuses.onReachedAgain(breakers::reachable);
     this.table = RoutingTable.initial(
         LocalLoad.of(none, config.ticker(), config.reportStaleAfter()), policy,
         Eligibility.of(statuses, breakers, config.retry().maxRetryAfter(), none));
@@ -75,6 +79,16 @@ public final class FleetState implements LoadReportSink {
   public void report(Replica replica, LoadReport report) {
     table.load.publish(replica.id(), report, report.source() == LoadReport.Source.HEADER);
     if (admission != null) admission.onLoadChanged();
+  }
+
+  @Override
+  public void refused(Replica replica, String why) {
+    statuses.refused(replica.id(), why);
+  }
+
+  @Override
+  public void reached(Replica replica) {
+    statuses.reached(replica.id());
   }
 
   /** {@return the current membership snapshot} */

@@ -65,6 +65,18 @@ final class ReplicaBreakers {
     return breakers;
   }
 
+  /**
+   * The replica with {@code id}, out for being unreachable, answered again: an open breaker lets
+   * its probe calls through now rather than after its open duration (which only a call trying it
+   * would end).
+   */
+  void reachable(String id) {
+    CircuitBreaker breaker = byId.get(id);
+    if (breaker != null && breaker.getState() == CircuitBreaker.State.OPEN) {
+      breaker.transitionToHalfOpenState();
+    }
+  }
+
   private CircuitBreaker newBreaker(String id) {
     CircuitBreaker breaker = CircuitBreaker.of(id, config);
     if (listener != RoutingListener.NONE) {

@@ -6,6 +6,7 @@ import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -129,6 +130,7 @@ public final class HealthProber implements AutoCloseable {
       try (response) {
         status = response.code();
       }
+      tracker.reached(replica.id()); // whatever it answered, something listens there
       if (status >= 200 && status < 300) passed("HTTP " + status);
       else failed("HTTP " + status);
     }
@@ -136,7 +138,10 @@ public final class HealthProber implements AutoCloseable {
     @Override
     public void onFailure(Call call, IOException e) {
       if (stopped) return;
-      failed(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"));
+      String what = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " ("
+          + e.getMessage() + ")");
+      if (e instanceof ConnectException) tracker.refused(replica.id(), "health check: " + what);
+      failed(what);
     }
 
     private void passed(String what) {

@@ -1,5 +1,7 @@
 package io.github.llmrouter.internal.health;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,6 +24,14 @@ public final class ReplicaStatus {
   /** Ticker time until which the replica asked not to be called (Retry-After), or NEVER. */
   final AtomicLong pausedUntil = new AtomicLong(NEVER);
   final AtomicInteger consecutiveFailures = new AtomicInteger();
+  /** Connections to the replica are refused: out until a scrape or a health check reaches it. */
+  volatile boolean refusing;
+  /** The last fault recorded was a failure to reach the replica at all. */
+  volatile boolean unreachableFault;
+  /** When a scrape or health check last found the replica back after refusing, or NEVER. */
+  volatile long backSince = NEVER;
+  /** The attempts in flight on the replica: those not yet answered fail over if it goes away. */
+  final Set<InFlight> inFlight = ConcurrentHashMap.newKeySet();
   // Guarded by the tracker: ejection bookkeeping, touched only when ejecting.
   int ejections;
   long lastEjectionEnd = NEVER;
@@ -34,6 +44,39 @@ public final class ReplicaStatus {
   /** {@return the replica's id} */
   public String id() {
     return id;
+  }
+
+  /**
+   * An attempt in flight on the replica, as the replica's status sees it: whether its answer has
+   * begun, and how to abandon it.
+   */
+  public interface InFlight {
+    /** {@return whether any of the answer (its status line and headers) has arrived} */
+    boolean answering();
+
+    /**
+     * The replica stopped accepting connections before answering: cancel the exchange so that
+     * the attempt fails over. Called once, from whichever thread noticed.
+     */
+    void replicaLost();
+  }
+
+  /** Tracks {@code attempt} while it is in flight on the replica. */
+  public void track(InFlight attempt) {
+    inFlight.add(attempt);
+  }
+
+  /** Stops tracking {@code attempt}: it has ended. */
+  public void untrack(InFlight attempt) {
+    inFlight.remove(attempt);
+  }
+
+  /**
+   * {@return whether the replica refuses connections: a call, a scrape or a health check could not
+   * connect, and none has reached it since}
+   */
+  public boolean isRefusing() {
+    return refusing;
   }
 
   /** {@return whether active health checks pass (true when none are configured)} */

@@ -38,6 +38,7 @@ public final class StatusTracker {
   private final RoutingListener listener;
   private final ConcurrentHashMap<String, ReplicaStatus> byId = new ConcurrentHashMap<>();
   private ReplicaSet current = ReplicaSet.empty(); // guarded by this
+  private volatile Consumer<String> reachedAgain = id -> { };
 
   /**
    * A tracker of an empty fleet.
@@ -118,8 +119,13 @@ public final class StatusTracker {
     if (health.consecutiveFailures.get() != 0) health.consecutiveFailures.set(0);
   }
 
-  /** A call on the replica failed through the replica's fault; may eject it. */
-  public void onFailure(ReplicaStatus health, String what) {
+  /**
+   * A call on the replica failed through the replica's fault; may eject it. {@code unreachable}:
+   * the call could not reach the replica at all (a refused or failed connect), which a scrape or
+   * health check that reaches it again may undo early.
+   */
+  public void onFailure(ReplicaStatus health, String what, boolean unreachable) {
+    health.unreachableFault = unreachable;
     if (!outliers.enabled()) return;
     int failures = health.consecutiveFailures.incrementAndGet();
     if (failures >= outliers.consecutiveFailures()) eject(health, failures, what);
@@ -139,6 +145,76 @@ public final class StatusTracker {
       current = health.pausedUntil.get();
       if (current != ReplicaStatus.NEVER && until - current <= 0) return;
     } while (!health.pausedUntil.compareAndSet(current, until));
+  }
+
+  /**
+   * Connecting to the replica with {@code id} was refused, by a call, a load scrape or a health
+   * check: it is taken out at once (nothing listens there: a stopped process, a pod going away),
+   * and its attempts in flight that have not begun to be answered fail over, their exchanges
+   * cancelled. One that refuses again within the base ejection time after coming back is also
+   * ejected, for a time that grows with each ejection, so that it cannot flap in and out.
+   *
+   * @param id the replica
+   * @param why what failed, for the event
+   */
+  public void refused(String id, String why) {
+    ReplicaStatus h = byId.get(id);
+    if (h == null) return;
+    h.unreachableFault = true;
+    if (!h.refusing) {
+      h.refusing = true;
+      long back = h.backSince;
+      long now = ticker.read();
+      emit(l -> l.onHealthChanged(new HealthChangedEvent(id, false, "refuses connections: "
+          + why)));
+      if (outliers.enabled() && back != ReplicaStatus.NEVER
+          && now - back < outliers.baseEjectionTime().toNanos()) {
+        h.unreachableFault = false; // not undone by the next scrape that reaches it
+        eject(h, 1, "refused connections again " + Duration.ofNanos(now - back).toMillis()
+            + " ms after coming back: " + why);
+      }
+    }
+    for (ReplicaStatus.InFlight attempt : h.inFlight) {
+      if (!attempt.answering() && h.inFlight.remove(attempt)) attempt.replicaLost();
+    }
+  }
+
+  /**
+   * A load scrape or a health check got an answer (any status) from the replica with {@code id}:
+   * one that refused connections takes traffic again (through its slow start, if one is
+   * configured), and one ejected or behind an open breaker for being unreachable is let back
+   * now rather than when its time runs out. Costs two volatile reads when there is nothing to
+   * undo.
+   */
+  public void reached(String id) {
+    ReplicaStatus h = byId.get(id);
+    if (h == null || (!h.refusing && !h.unreachableFault)) return;
+    long now = ticker.read();
+    if (h.unreachableFault) {
+      h.unreachableFault = false;
+      long until = h.ejectedUntil.get();
+      if (until != ReplicaStatus.NEVER && now - until < 0
+          && h.ejectedUntil.compareAndSet(until, ReplicaStatus.NEVER)) {
+        int count = h.ejections;
+        emit(l -> l.onEjection(new EjectionEvent(id, false, Duration.ZERO, count,
+            "reachable again")));
+      }
+      reachedAgain.accept(id);
+    }
+    if (h.refusing) {
+      h.refusing = false;
+      h.backSince = now;
+      if (slowStartNanos > 0) h.warmingSince = now;
+      emit(l -> l.onHealthChanged(new HealthChangedEvent(id, true, "reachable again")));
+    }
+  }
+
+  /**
+   * Sets what to do when a replica out for being unreachable is reached again, beyond its status:
+   * the dispatcher lets its open circuit breaker probe at once.
+   */
+  public void onReachedAgain(Consumer<String> action) {
+    this.reachedAgain = requireNonNull(action, "action");
   }
 
   /** Active health checking decided the replica with {@code id} is (un)healthy. */

@@ -15,8 +15,8 @@ import okhttp3.Response;
  * headers arrive, fails with {@link StaleConnection}. Servers that close idle connections, or (as
  * llama.cpp's server does) every connection after a streamed response while announcing
  * keep-alive, leave dead connections in the pool; the first request on one fails at once,
- * through no fault of the replica. One per OkHttp client; thread-safe (one short lock per
- * exchange).
+ * through no fault of the replica. Also tells a call's {@link AnswerWatch} when its answer begins.
+ * One per OkHttp client; thread-safe (one short lock per exchange).
  */
 final class ConnectionReuse implements Interceptor {
   /** Connections that have carried an exchange; weak, so closed ones go with the pool's. */
@@ -27,8 +27,9 @@ final class ConnectionReuse implements Interceptor {
   public Response intercept(Chain chain) throws IOException {
     Connection connection = chain.connection();
     boolean reused = connection != null && !used.add(connection);
+    Response response;
     try {
-      return chain.proceed(chain.request());
+      response = chain.proceed(chain.request());
     } catch (IOException e) {
       // A timeout is the replica being slow, and a cancelled call is the caller's doing.
       if (reused && !(e instanceof InterruptedIOException) && !chain.call().isCanceled()) {
@@ -36,6 +37,9 @@ final class ConnectionReuse implements Interceptor {
       }
       throw e;
     }
+    AnswerWatch watch = chain.request().tag(AnswerWatch.class);
+    if (watch != null) watch.answerBegan();
+    return response;
   }
 
   /** The exchange failed on a reused connection before any answer arrived. */

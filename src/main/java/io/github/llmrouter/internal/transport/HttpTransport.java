@@ -124,10 +124,12 @@ public final class HttpTransport {
    * @param endpoint the operation, whose path is resolved under the replica's base URL
    * @param body from {@link Endpoint#body}
    * @param timeoutNanos bounds the whole exchange (0 = none)
+   * @param watch told when the answer begins, or null
    * @return the call, not yet started
    * @throws LlmException if the request cannot be built (never with a header value in the message)
    */
-  public Call newCall(Replica replica, Endpoint<?> endpoint, byte[] body, long timeoutNanos) {
+  public Call newCall(Replica replica, Endpoint<?> endpoint, byte[] body, long timeoutNanos,
+      @Nullable AnswerWatch watch) {
     Request request;
     try {
       HttpUrl url = replica.url(endpoint.path());
@@ -138,6 +140,7 @@ public final class HttpTransport {
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
         b.header(h.getKey(), h.getValue());
       }
+      if (watch != null) b.tag(AnswerWatch.class, watch);
       request = b.build();
     } catch (IllegalArgumentException e) {
       // Headers are checked when replicas and keys are built; OkHttp's own message would show the

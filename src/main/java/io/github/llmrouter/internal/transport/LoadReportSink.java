@@ -5,10 +5,9 @@ import io.github.llmrouter.replica.Replica;
 
 /**
  * Where the transport delivers the load reports it reads from response headers and metrics
- * scrapes: the client's load view. Called on OkHttp's threads; implementations must be
- * thread-safe and must not block or throw.
+ * scrapes, and whether a scrape could reach its replica at all: the client's view of the fleet.
+ * Called on OkHttp's threads; implementations must be thread-safe and must not block or throw.
  */
-@FunctionalInterface
 public interface LoadReportSink {
   /**
    * Takes {@code report} as {@code replica}'s latest.
@@ -17,4 +16,19 @@ public interface LoadReportSink {
    * @param report what it reported
    */
   void report(Replica replica, LoadReport report);
+
+  /**
+   * A scrape could not connect to {@code replica}: nothing listens there now.
+   *
+   * @param replica the replica
+   * @param why what failed
+   */
+  default void refused(Replica replica, String why) {}
+
+  /**
+   * A scrape got an answer (of any status) from {@code replica}: something listens there.
+   *
+   * @param replica the replica
+   */
+  default void reached(Replica replica) {}
 }

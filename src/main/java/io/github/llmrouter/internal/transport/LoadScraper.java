@@ -10,6 +10,7 @@ import io.github.llmrouter.load.PrometheusText;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -163,11 +164,13 @@ public final class LoadScraper implements AutoCloseable {
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
+        if (e instanceof ConnectException) sink.refused(replica, "load scrape: " + e);
         failed(replica, e.toString(), done);
       }
 
       @Override
       public void onResponse(Call c, Response response) {
+        sink.reached(replica);
         try (response) {
           if (!response.isSuccessful()) {
             failed(replica, "HTTP " + response.code(), done);

@@ -308,4 +308,40 @@ class EligibilityTest {
             tuple("OPEN", "HALF_OPEN", "open for PT10S: letting 1 probe calls through"),
             tuple("HALF_OPEN", "CLOSED", "probe calls succeeded"));
   }
+
+  @Test
+  void aRefusedConnectTakesItOutAndReachingItAgainLetsItsOpenBreakerProbeAtOnce() {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = tracker(OutlierDetection.defaults(), two);
+    ReplicaBreakers breakers = new ReplicaBreakers(openOnOneFailure(), ticker, events);
+    tracker.onReachedAgain(breakers::reachable);
+    Eligibility e = Eligibility.of(tracker, breakers, Duration.ZERO, two);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+
+    e.record(0, true, ticker.read(), 1_000, new ReplicaUnreachableException("r0",
+        new ConnectException("Connection refused")));
+
+    assertThat(e.status(0).isRefusing()).isTrue();
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
+    tracker.reached("r0"); // a scrape got an answer: 1 s later, not after the 10 s open time
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
+        .containsExactly("OPEN", "HALF_OPEN");
+    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe").isEqualTo(Eligibility.ADMIT);
+  }
+
+  @Test
+  void aBreakerOpenedBy5xxKeepsItsOpenTimeWhenAScrapeReachesTheReplica() {
+    ReplicaSet two = named(2);
+    StatusTracker tracker = tracker(OutlierDetection.defaults(), two);
+    ReplicaBreakers breakers = new ReplicaBreakers(openOnOneFailure(), ticker, events);
+    tracker.onReachedAgain(breakers::reachable);
+    Eligibility e = Eligibility.of(tracker, breakers, Duration.ZERO, two);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(0, true, ticker.read(), 1_000, http(503));
+
+    tracker.reached("r0");
+
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
+  }
 }

@@ -32,7 +32,7 @@ class StatusTrackerTest {
   }
 
   private static void fail(StatusTracker t, ReplicaStatus h, int times) {
-    for (int i = 0; i < times; i++) t.onFailure(h, "HTTP 503");
+    for (int i = 0; i < times; i++) t.onFailure(h, "HTTP 503", false);
   }
 
   @Test
@@ -193,5 +193,106 @@ class StatusTrackerTest {
     t.update(named(3), "test");
     t.update(set, "test");
     assertThat(t.statusesOf(set)[3].isEjected(ticker.read())).isFalse();
+  }
+
+  /** An attempt in flight, as a test sees it. */
+  private static final class Flight implements ReplicaStatus.InFlight {
+    final boolean answering;
+    int lost;
+
+    Flight(boolean answering) {
+      this.answering = answering;
+    }
+
+    @Override
+    public boolean answering() {
+      return answering;
+    }
+
+    @Override
+    public void replicaLost() {
+      lost++;
+    }
+  }
+
+  @Test
+  void aRefusedConnectTakesTheReplicaOutAtOnceAndFailsOverOnlyItsUnansweredAttempts() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    Flight waiting = new Flight(false);
+    Flight answering = new Flight(true);
+    r1.track(waiting);
+    r1.track(answering);
+
+    t.refused("r1", "load scrape: java.net.ConnectException: Connection refused");
+    t.refused("r1", "again"); // already out: no second event, nothing lost twice
+
+    assertThat(r1.isRefusing()).isTrue();
+    assertThat(waiting.lost).isEqualTo(1);
+    assertThat(answering.lost).as("an answer under way is left alone").isZero();
+    assertThat(events.health).singleElement().satisfies(e -> {
+      assertThat(e.healthy()).isFalse();
+      assertThat(e.reason()).startsWith("refuses connections: load scrape");
+    });
+    assertThat(events.ejections).as("no ejection the first time").isEmpty();
+  }
+
+  @Test
+  void aScrapeOrCheckThatReachesItAgainBringsItBackAtOnceThroughItsSlowStart() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    t.refused("r1", "refused");
+    ticker.advance(Duration.ofMinutes(5));
+    t.reached("r1");
+
+    assertThat(r1.isRefusing()).isFalse();
+    assertThat(r1.slowStartShare(ticker.read())).isEqualTo(StatusTracker.SLOW_START_MIN_SHARE);
+    assertThat(events.health).extracting(e -> e.healthy() + " " + e.reason())
+        .containsExactly("false refuses connections: refused", "true reachable again");
+    t.reached("r1"); // nothing left to undo: no event
+    assertThat(events.health).hasSize(2);
+  }
+
+  @Test
+  void anEjectionForBeingUnreachableEndsWhenItIsReachedAndOneFor5xxDoesNot() {
+    StatusTracker t = tracker(OutlierDetection.builder().maxEjectionPercent(50).build());
+    ReplicaStatus[] fleet = fleetOf(t, 4);
+    for (int i = 0; i < 5; i++) t.onFailure(fleet[1], "unreachable (ConnectException)", true);
+    fail(t, fleet[2], 5);
+    assertThat(fleet[1].isEjected(ticker.read())).isTrue();
+    assertThat(fleet[2].isEjected(ticker.read())).isTrue();
+
+    t.reached("r1");
+    t.reached("r2");
+
+    assertThat(fleet[1].isEjected(ticker.read())).isFalse();
+    assertThat(fleet[2].isEjected(ticker.read())).as("5xx keeps its ejection time").isTrue();
+    assertThat(events.ejections).filteredOn(e -> !e.ejected()).singleElement()
+        .satisfies(e -> {
+          assertThat(e.replicaId()).isEqualTo("r1");
+          assertThat(e.reason()).isEqualTo("reachable again");
+        });
+  }
+
+  @Test
+  void oneThatRefusesAgainSoonAfterComingBackIsEjectedForGrowingTimes() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    List<Duration> ejected = new ArrayList<>();
+    for (int flap = 0; flap < 3; flap++) {
+      t.refused("r1", "refused");
+      t.reached("r1"); // a scrape reaches it: back
+      ticker.advance(Duration.ofSeconds(1));
+      t.refused("r1", "refused"); // and gone again a second later: ejected
+      assertThat(r1.isEjected(ticker.read())).isTrue();
+      Duration d = events.ejections.get(events.ejections.size() - 1).duration();
+      ejected.add(d);
+      t.reached("r1"); // answering scrapes does not end this ejection
+      assertThat(r1.isEjected(ticker.read())).as("flap %d", flap).isTrue();
+      ticker.advance(d);
+      assertThat(r1.isEjected(ticker.read())).isFalse();
+    }
+    assertThat(ejected).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(60),
+        Duration.ofSeconds(90));
   }
 }
