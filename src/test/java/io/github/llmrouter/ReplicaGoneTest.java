@@ -107,4 +107,22 @@ class ReplicaGoneTest {
       assertThat(restarted.stats().chatRequests()).isPositive();
     }
   }
+
+  @Test
+  void aScrapeWhosePooledConnectionNoLongerAnswersStillFindsTheReplicaGone() throws Exception {
+    EmulatedReplica victim = start(EmulatedReplica.builder().id("victim"));
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other"));
+    List<Replica> fleet = List.of(Replica.builder(victim.baseUrl()).id("victim").build(),
+        Replica.builder(other.baseUrl()).id("other").build());
+    try (LlmClient client = LlmClient.builder().replicas(fleet).listener(events).build()) {
+      client.scrapeLoadNow().get(10, TimeUnit.SECONDS); // leaves a pooled connection to each
+      victim.stopAccepting();
+      client.scrapeLoadNow().get(10, TimeUnit.SECONDS);
+      assertThat(events.health).singleElement().satisfies(e -> {
+        assertThat(e.replicaId()).isEqualTo("victim");
+        assertThat(e.healthy()).isFalse();
+      });
+      assertThat(answeredBy(client.chat(chat(0)))).isEqualTo("other");
+    }
+  }
 }

@@ -176,6 +176,9 @@ final class EmulatedEngine {
     pause(deadline - System.nanoTime());
   }
 
+  /** The replica stopped accepting connections: it answers nothing more. */
+  volatile boolean stopped;
+
   /** Blocks until the replica closes (a hung request), then aborts the exchange. */
   void awaitClose() {
     try {

@@ -48,6 +48,8 @@ final class EmulatedHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange ex) throws IOException {
     try {
+      // Stopped: requests that still come in on open connections are never answered.
+      if (engine.stopped) engine.awaitClose();
       route(ex);
       ex.close();
     } catch (Abort | IOException e) {

@@ -196,9 +196,10 @@ public final class EmulatedReplica implements AutoCloseable {
   }
 
   /**
-   * Stops accepting connections at once, as a server does on SIGTERM: new connections are
-   * refused from here on, while requests already accepted go on (llama.cpp's server never answers
-   * them: script that with {@link EmulatedFaults#hangNext}). {@link #close()} ends everything.
+   * Stops accepting connections at once, as llama.cpp's server does on SIGTERM: new connections
+   * are refused from here on, and requests that come in on connections already open are never
+   * answered; requests already being served go on (llama.cpp's server never answers them either:
+   * script that with {@link EmulatedFaults#hangNext}). {@link #close()} ends everything.
    * Idempotent; a replica on the same port may be started once this returns.
    *
    * @throws IllegalStateException if not started
@@ -213,6 +214,7 @@ public final class EmulatedReplica implements AutoCloseable {
       if (closed || stopping) return;
       stopping = true;
     }
+    engine.stopped = true;
     if (f != null) {
       f.stopAccepting();
       return;

@@ -10,6 +10,7 @@ import io.github.llmrouter.load.PrometheusText;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -61,6 +63,12 @@ public final class LoadScraper implements AutoCloseable {
   static final long MAX_BODY_BYTES = 4L << 20;
 
   private final OkHttpClient http;
+  /**
+   * The scrape client without a connection pool: a scrape that timed out on a pooled connection
+   * is tried again on a fresh one, which a stopped replica refuses at once while its open
+   * connections just hang.
+   */
+  private final OkHttpClient unpooled;
   private final @Nullable String authorization;
   private final LoadMonitoring config;
   private final Ticker ticker;
@@ -87,6 +95,8 @@ public final class LoadScraper implements AutoCloseable {
         .callTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .connectTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .build();
+    this.unpooled = http.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
         .build();
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.ticker = requireNonNull(ticker, "ticker");
@@ -139,6 +149,29 @@ public final class LoadScraper implements AutoCloseable {
     return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
   }
 
+  /**
+   * After a scrape failed without saying whether anything listens (a timeout, a dead pooled
+   * connection), asks again on a fresh connection: refused means the replica is gone. The scrape
+   * counts as failed either way; {@code done} completes when the probe has.
+   */
+  private void probe(Replica replica, Request request, IOException first,
+      CompletableFuture<Void> done) {
+    unpooled.newCall(request).enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        if (e instanceof ConnectException) sink.refused(replica, "load scrape: " + e);
+        failed(replica, first.toString(), done);
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        response.close();
+        sink.reached(replica);
+        failed(replica, first.toString(), done);
+      }
+    });
+  }
+
   /** Scrapes one replica; completes (never exceptionally) when the exchange has finished. */
   CompletableFuture<Void> scrape(Replica replica) {
     CompletableFuture<Void> done = new CompletableFuture<>();
@@ -165,6 +198,11 @@ public final class LoadScraper implements AutoCloseable {
       @Override
       public void onFailure(Call c, IOException e) {
         if (e instanceof ConnectException) sink.refused(replica, "load scrape: " + e);
+        if (e instanceof ConnectionReuse.StaleConnection
+            || (e instanceof InterruptedIOException && !closed.get())) {
+          probe(replica, c.request(), e, done);
+          return;
+        }
         failed(replica, e.toString(), done);
       }
 
