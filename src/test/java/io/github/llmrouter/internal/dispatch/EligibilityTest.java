@@ -309,14 +309,23 @@ class EligibilityTest {
             tuple("HALF_OPEN", "CLOSED", "probe calls succeeded"));
   }
 
-  @Test
-  void aRefusedConnectTakesItOutAndReachingItAgainLetsItsOpenBreakerProbeAtOnce() {
+  /**
+   * Two replicas behind breakers that open on one failure, with the dispatcher's hook from a
+   * replica reached again to its breaker; replica 0 holds a breaker permission.
+   */
+  private Eligibility wiredAsTheDispatcherDoes(StatusTracker tracker) {
     ReplicaSet two = named(2);
-    StatusTracker tracker = tracker(OutlierDetection.defaults(), two);
     ReplicaBreakers breakers = new ReplicaBreakers(openOnOneFailure(), ticker, events);
     tracker.onReachedAgain(breakers::reachable);
     Eligibility e = Eligibility.of(tracker, breakers, Duration.ZERO, two);
     assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    return e;
+  }
+
+  @Test
+  void aRefusedConnectTakesItOutAndReachingItAgainLetsItsOpenBreakerProbeAtOnce() {
+    StatusTracker tracker = tracker(OutlierDetection.defaults(), named(2));
+    Eligibility e = wiredAsTheDispatcherDoes(tracker);
 
     e.record(0, true, ticker.read(), 1_000, new ReplicaUnreachableException("r0",
         new ConnectException("Connection refused")));
@@ -331,12 +340,8 @@ class EligibilityTest {
 
   @Test
   void aBreakerOpenedBy5xxKeepsItsOpenTimeWhenAScrapeReachesTheReplica() {
-    ReplicaSet two = named(2);
-    StatusTracker tracker = tracker(OutlierDetection.defaults(), two);
-    ReplicaBreakers breakers = new ReplicaBreakers(openOnOneFailure(), ticker, events);
-    tracker.onReachedAgain(breakers::reachable);
-    Eligibility e = Eligibility.of(tracker, breakers, Duration.ZERO, two);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    StatusTracker tracker = tracker(OutlierDetection.defaults(), named(2));
+    Eligibility e = wiredAsTheDispatcherDoes(tracker);
     e.record(0, true, ticker.read(), 1_000, http(503));
 
     tracker.reached("r0");
