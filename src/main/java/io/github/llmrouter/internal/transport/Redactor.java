@@ -81,11 +81,6 @@ final class Redactor {
     return out;
   }
 
-  /** Whether there is nothing to redact. */
-  boolean isEmpty() {
-    return secrets.isEmpty();
-  }
-
   /** {@code text} less a trailing start of {@code secret} as sent, if one is there. */
   private static String withoutTail(String text, String secret) {
     int longest = Math.min(secret.length() - 1, text.length());

@@ -275,6 +275,22 @@ class StatusTrackerTest {
   }
 
   @Test
+  void refusingAgainAsLongAsTheBaseEjectionTimeAfterComingBackIsAFirstRefusalAgain() {
+    StatusTracker t = tracker(OutlierDetection.defaults());
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    ticker.advance(Duration.ofHours(1)); // far from the ticker's start
+    t.refused("r1", "refused");
+    t.reached("r1");
+    ticker.advance(Duration.ofSeconds(30));
+    t.refused("r1", "refused");
+    assertThat(r1.isEjected(ticker.read())).as("30 s after: not a flap").isFalse();
+    t.reached("r1");
+    ticker.advance(Duration.ofSeconds(30).minusNanos(1));
+    t.refused("r1", "refused");
+    assertThat(r1.isEjected(ticker.read())).as("just under 30 s after: a flap").isTrue();
+  }
+
+  @Test
   void oneThatRefusesAgainSoonAfterComingBackIsEjectedForGrowingTimes() {
     StatusTracker t = tracker(OutlierDetection.defaults());
     ReplicaStatus r1 = fleetOf(t, 4)[1];

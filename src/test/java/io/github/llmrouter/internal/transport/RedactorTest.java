@@ -51,8 +51,18 @@ class RedactorTest {
   }
 
   @Test
+  void quotesAndBackslashesEscapedTheShortJsonWayAreFound() {
+    Redactor quoted = Redactor.of(List.of("it's\\a\"key\"/x"));
+    assertThat(quoted.redact("[it\\'s\\\\a\\\"key\\\"\\/x]")).isEqualTo("[<redacted>]");
+  }
+
+  @Test
   void aTextCutInTheMiddleOfASecretLosesTheCutStart() {
     assertThat(redactor.redact("Bearer sk-a/b")).isEqualTo("Bearer <redacted>");
+    assertThat(redactor.redact("Bearer sk-a")).as("four characters: cut").isEqualTo(
+        "Bearer <redacted>");
+    assertThat(redactor.redact("sk-a/b+c&d\"e<f")).as("all but the last character")
+        .isEqualTo("<redacted>");
     assertThat(redactor.redact("Bearer sk-")).as("under four characters: too short to tell")
         .isEqualTo("Bearer sk-");
   }
@@ -66,7 +76,7 @@ class RedactorTest {
   @Test
   void shortAndBlankValuesAreNotSecrets() {
     Redactor r = Redactor.of(List.of("1", "  ", "true", "abcde"));
-    assertThat(r.isEmpty()).isTrue();
+    assertThat(r).isSameAs(Redactor.NONE);
     assertThat(r.redact("true 1 abcde")).isEqualTo("true 1 abcde");
     assertThat(Redactor.of(List.of("  abcdef  ")).redact("x abcdef y")).isEqualTo("x <redacted> y");
   }
