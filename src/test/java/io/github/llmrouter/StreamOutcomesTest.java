@@ -20,7 +20,6 @@ import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ManualTicker;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
