@@ -125,4 +125,29 @@ class ReplicaGoneTest {
       assertThat(answeredBy(client.chat(chat(0)))).isEqualTo("other");
     }
   }
+
+  @Test
+  void aHealthCheckFindsAStoppedReplicaGoneAtItsNextCheckAndBackAtTheOneAfterItsRestart()
+      throws Exception {
+    EmulatedReplica victim = start(EmulatedReplica.builder().id("victim"));
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other"));
+    List<Replica> fleet = List.of(Replica.builder(victim.baseUrl()).id("victim").build(),
+        Replica.builder(other.baseUrl()).id("other").build());
+    try (LlmClient client = LlmClient.builder().replicas(fleet).listener(events)
+        .slowStart(Duration.ZERO).loadMonitoring(io.github.llmrouter.load.LoadMonitoring.disabled())
+        .healthCheck(io.github.llmrouter.replica.HealthCheck.builder()
+            .interval(Duration.ofMillis(50)).build()).build()) {
+      assertThat(answeredBy(client.chat(chat(0)))).isNotEmpty();
+      victim.stopAccepting();
+      EventRecorder.await("the victim refuses connections", Duration.ofSeconds(10),
+          () -> events.health.stream().anyMatch(e -> !e.healthy()));
+      assertThat(events.health).first().satisfies(e -> {
+        assertThat(e.replicaId()).isEqualTo("victim");
+        assertThat(e.reason()).startsWith("refuses connections: health check");
+      });
+      start(EmulatedReplica.builder().id("victim").port(victim.port()));
+      EventRecorder.await("the victim back", Duration.ofSeconds(10),
+          () -> events.health.stream().anyMatch(HealthChangedEvent::healthy));
+    }
+  }
 }

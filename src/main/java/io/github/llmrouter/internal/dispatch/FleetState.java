@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.transport.LoadReportSink;
 import io.github.llmrouter.load.LoadReport;
@@ -89,6 +90,12 @@ public final class FleetState implements LoadReportSink {
   @Override
   public void reached(Replica replica) {
     statuses.reached(replica.id());
+  }
+
+  @Override
+  public boolean awaitsReach(Replica replica) {
+    ReplicaStatus status = statuses.get(replica.id());
+    return status != null && status.awaitsReach();
   }
 
   /** {@return the current membership snapshot} */

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import okhttp3.Call;
+import okhttp3.ConnectionPool;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -43,7 +44,8 @@ public final class HealthProber implements AutoCloseable {
    *
    * @param config what to check, how often, and when a replica flips
    * @param http the client's OkHttp client; each check gets {@link HealthCheck#timeout()} as its
-   *     whole-call timeout
+   *     whole-call timeout, and a connection of its own: a replica that stopped refuses a new
+   *     connection at once, while an open one may just hang
    * @param tracker receives the flips
    * @param scheduler where checks wait for their turn; asked for lazily
    * @param seed seeds the jitter
@@ -51,7 +53,8 @@ public final class HealthProber implements AutoCloseable {
   public HealthProber(HealthCheck config, OkHttpClient http, StatusTracker tracker,
       Supplier<ScheduledExecutorService> scheduler, long seed) {
     this.config = requireNonNull(config, "config");
-    this.http = requireNonNull(http, "http");
+    this.http = requireNonNull(http, "http").newBuilder()
+        .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
     this.tracker = requireNonNull(tracker, "tracker");
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.random = new SplittableRandom(seed);

@@ -79,6 +79,15 @@ public final class ReplicaStatus {
     return refusing;
   }
 
+  /**
+   * {@return whether the replica is out, or was last at fault, for not being reachable: only an
+   * answer on a new connection can bring it back (a stopping server may still answer on
+   * connections it had open while refusing new ones)}
+   */
+  public boolean awaitsReach() {
+    return refusing || unreachableFault;
+  }
+
   /** {@return whether active health checks pass (true when none are configured)} */
   public boolean isHealthy() {
     return healthy;

@@ -31,4 +31,15 @@ public interface LoadReportSink {
    * @param replica the replica
    */
   default void reached(Replica replica) {}
+
+  /**
+   * Whether {@code replica} is out for not being reachable: then only an answer on a new
+   * connection says it is back, and its scrapes open one.
+   *
+   * @param replica the replica
+   * @return true to scrape it on a new connection
+   */
+  default boolean awaitsReach(Replica replica) {
+    return false;
+  }
 }

@@ -188,7 +188,9 @@ public final class LoadScraper implements AutoCloseable {
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
         request.header(h.getKey(), h.getValue());
       }
-      call = http.newCall(request.build());
+      // A replica out for being unreachable is scraped on a new connection: an answer on one it
+      // had open proves nothing about whether it accepts connections.
+      call = (sink.awaitsReach(replica) ? unpooled : http).newCall(request.build());
     } catch (RuntimeException e) {
       // Only the type: OkHttp's message about a bad header would show its value.
       failed(replica, "request not built (" + e.getClass().getSimpleName() + ")", done);
