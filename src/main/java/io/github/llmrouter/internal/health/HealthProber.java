@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.health;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -16,7 +17,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import okhttp3.Call;
-import okhttp3.ConnectionPool;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -53,8 +53,7 @@ public final class HealthProber implements AutoCloseable {
   public HealthProber(HealthCheck config, OkHttpClient http, StatusTracker tracker,
       Supplier<ScheduledExecutorService> scheduler, long seed) {
     this.config = requireNonNull(config, "config");
-    this.http = requireNonNull(http, "http").newBuilder()
-        .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
+    this.http = OkHttpClients.unpooled(requireNonNull(http, "http"));
     this.tracker = requireNonNull(tracker, "tracker");
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.random = new SplittableRandom(seed);

@@ -24,13 +24,11 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
-import okhttp3.ConnectionPool;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
@@ -72,10 +70,9 @@ public final class HttpTransport {
 
   private final OkHttpClient client;
   private final @Nullable String authorization;
-  /** The client's own secrets, taken out of whatever text a server sends back. */
-  private final Redactor secrets;
+  /** Makes what replicas send back as text fit to keep. */
+  final ServerText serverText;
   private final Duration streamIdleTimeout;
-  private final IntPredicate retryableStatus;
   private final boolean loadMetricsHeader;
   private final @Nullable String queueHeader;
   private final LoadReportSink loadSink;
@@ -105,16 +102,15 @@ public final class HttpTransport {
       Ticker ticker, RoutingListener listener) {
     this.client = requireNonNull(client, "client");
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
-    this.secrets = apiKey == null ? Redactor.NONE : Redactor.of(List.of(apiKey));
+    this.serverText = new ServerText(apiKey,
+        requireNonNull(retryableStatus, "retryableStatus"));
     this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
-    this.retryableStatus = requireNonNull(retryableStatus, "retryableStatus");
     this.loadMetricsHeader = monitoring.loadMetricsHeader();
     this.queueHeader = monitoring.queueHeader();
     this.loadSink = requireNonNull(loadSink, "loadSink");
     this.ticker = requireNonNull(ticker, "ticker");
     this.listener = requireNonNull(listener, "listener");
-    this.unpooled = client.newBuilder()
-        .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
+    this.unpooled = OkHttpClients.unpooled(client);
   }
 
   /**
@@ -260,7 +256,7 @@ public final class HttpTransport {
     if (listener != RoutingListener.NONE) {
       Throwable cause = stale.getCause() != null ? stale.getCause() : stale;
       listener.onConnectionResent(new ConnectionResentEvent(endpoint.operation(), replica.id(),
-          secretsOf(replica).redact(cause.toString())));
+          serverText.redact(replica, cause.toString())));
     }
     Call again = unpooled.newCall(call.request());
     again.timeout().timeout(call.timeout().timeoutNanos(), TimeUnit.NANOSECONDS);
@@ -275,7 +271,8 @@ public final class HttpTransport {
       value = Json.MAPPER.readValue(response.body().byteStream(), endpoint.type());
     } catch (JacksonException e) {
       if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
-      throw new MalformedResponseException(replica.id(), "JSON body", scrubbed(replica, e));
+      throw new MalformedResponseException(replica.id(), "JSON body",
+          serverText.scrubbed(replica, e));
     } catch (LlmException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -324,39 +321,8 @@ public final class HttpTransport {
     }
     int status = response.code();
     response.close();
-    throw httpError(replica, status, excerpt,
+    throw serverText.httpError(replica, status, excerpt,
         parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
-  }
-
-  /**
-   * An error answer, from a response's status or a stream's error event: retryable exactly when
-   * the retry policy lists its status. The body loses every secret sent to the replica first, so
-   * that neither the message nor the excerpt carries one.
-   */
-  ReplicaHttpException httpError(Replica replica, int status, String body,
-      @Nullable Duration retryAfter) {
-    String clean = secretsOf(replica).redact(body);
-    return new ReplicaHttpException(replica.id(), status, ErrorBodies.message(clean), clean,
-        retryableStatus.test(status), retryAfter);
-  }
-
-  /**
-   * A parse failure of what {@code replica} sent, fit to be a cause: a parser's message quotes
-   * the text it choked on, so the failure is replaced by one whose message has no secret in it
-   * (its stack trace kept).
-   */
-  IOException scrubbed(Replica replica, Exception parseFailure) {
-    String message = parseFailure.getMessage();
-    IOException scrubbed = new IOException(parseFailure.getClass().getSimpleName() + ": "
-        + (message == null ? "" : secretsOf(replica).redact(message)));
-    scrubbed.setStackTrace(parseFailure.getStackTrace());
-    return scrubbed;
-  }
-
-  /** The secrets sent to {@code replica}: the client's and the replica's header values. */
-  private Redactor secretsOf(Replica replica) {
-    Map<String, String> headers = replica.headers();
-    return headers.isEmpty() ? secrets : secrets.plus(headers.values());
   }
 
   /** Maps an I/O failure of one exchange to the exception hierarchy. */

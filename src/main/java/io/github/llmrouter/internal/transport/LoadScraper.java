@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import okhttp3.Callback;
-import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -96,8 +95,7 @@ public final class LoadScraper implements AutoCloseable {
         .connectTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .build();
-    this.unpooled = http.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
-        .build();
+    this.unpooled = OkHttpClients.unpooled(http);
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.ticker = requireNonNull(ticker, "ticker");
     this.replicas = requireNonNull(replicas, "replicas");

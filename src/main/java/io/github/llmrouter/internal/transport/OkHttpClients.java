@@ -60,6 +60,18 @@ public final class OkHttpClients {
   }
 
   /**
+   * {@code http} without a connection pool: each call on a new connection, closed after it. For
+   * asking a replica whether it accepts connections at all, which a pooled connection it had open
+   * cannot tell (a stopping server may still answer, or hang, on one).
+   *
+   * @param http the client whose threads, interceptors and timeouts to share
+   * @return a new client
+   */
+  public static OkHttpClient unpooled(OkHttpClient http) {
+    return http.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build();
+  }
+
+  /**
    * Releases the threads and idle connections of a client that {@link #configure} made without a
    * shared one; exchanges in progress finish.
    *

@@ -155,7 +155,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       chunk = Json.MAPPER.readValue(data, type);
     } catch (JacksonException e) {
       throw new MalformedResponseException(replicaId, "stream event",
-          transport.scrubbed(replica, e));
+          transport.serverText.scrubbed(replica, e));
     }
     if (chunk == null) {
       throw new MalformedResponseException(replicaId, "stream event (null)",
@@ -171,7 +171,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   /** The exception an error event stands for. */
   private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
     int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
-    return transport.httpError(replica, status, data, null);
+    return transport.serverText.httpError(replica, status, data, null);
   }
 
   /** The status an {@code event: error} reports in its data, if that is a JSON object. */
