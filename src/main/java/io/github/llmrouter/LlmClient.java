@@ -316,8 +316,8 @@ public final class LlmClient implements AutoCloseable {
 
   /** The routing view of a chat: its messages' roles and text, hashed only if a policy asks. */
   private static RoutingRequest routing(ChatRequest r) {
-    RoutingRequest.Builder b = RoutingRequest.builder(requireNonNull(r, "request").model())
-        .routingKey(r.routingKey());
+    RoutingRequest.Builder b = RoutingRequest.builder(requireNonNull(r, "request").model(),
+        r.messages().size()).routingKey(r.routingKey());
     for (ChatMessage m : r.messages()) {
       String text = m.text();
       b.message(m.role(), text == null ? "" : text);

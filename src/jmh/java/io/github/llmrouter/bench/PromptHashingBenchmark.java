@@ -17,7 +17,10 @@ import org.openjdk.jmh.annotations.State;
 /**
  * Hashing a chat prompt into chained blocks, as a request's {@link RoutingRequest#blocks()} does
  * once per request: a system prompt of a quarter of the characters, then alternating user and
- * assistant messages of 1,000 characters. 64 distinct prompts are cycled.
+ * assistant messages of 1,000 characters. 64 distinct prompts are cycled. {@code requestBlocks}
+ * hashes each from its first character (each call names another of 4,096 models, so nothing
+ * hashed before can be resumed); {@code resumedBlocks} hashes the same messages again, as the next
+ * request of a conversation whose history is kept does.
  *
  * <pre>
  * mvn -B -q test-compile exec:exec@jmh -Djmh.args="PromptHashingBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc"
@@ -33,12 +36,18 @@ public class PromptHashingBenchmark {
   @Param({"1024", "16384"})
   int promptChars;
 
+  static final int MODELS = 4096;
+
   String[][] roles;
   String[][] contents;
+  String[] models;
   int cursor;
+  int model;
 
   @Setup(Level.Trial)
   public void setUp() {
+    models = new String[MODELS];
+    for (int m = 0; m < MODELS; m++) models[m] = MODEL + "-" + m;
     SplittableRandom random = new SplittableRandom(7);
     roles = new String[PROMPTS][];
     contents = new String[PROMPTS][];
@@ -66,9 +75,21 @@ public class PromptHashingBenchmark {
   /** Builds the request and hashes its blocks: what the client pays once per request. */
   @Benchmark
   public PromptBlocks requestBlocks() {
+    String m = models[model];
+    model = (model + 1) & (MODELS - 1);
+    return blocks(m);
+  }
+
+  /** The same, for messages hashed before: what a conversation's next turn pays for them. */
+  @Benchmark
+  public PromptBlocks resumedBlocks() {
+    return blocks(MODEL);
+  }
+
+  private PromptBlocks blocks(String model) {
     int p = cursor;
     cursor = (cursor + 1) & (PROMPTS - 1);
-    RoutingRequest.Builder b = RoutingRequest.builder(MODEL);
+    RoutingRequest.Builder b = RoutingRequest.builder(model, roles[p].length);
     String[] r = roles[p];
     String[] c = contents[p];
     for (int k = 0; k < r.length; k++) b.message(r[k], c[k]);

@@ -21,9 +21,7 @@ import org.jspecify.annotations.Nullable;
  * read from the thread of a later failover attempt.
  */
 public final class RoutingRequest {
-  private static final @Nullable String[] NO_ROLES = new String[0];
   private static final @Nullable String[] NO_ROLE = {null};
-  private static final CharSequence[] NO_CONTENTS = new CharSequence[0];
 
   private final String model;
   private final @Nullable CharSequence prompt;
@@ -31,6 +29,8 @@ public final class RoutingRequest {
   /** The messages, or null when the prompt text is the whole prompt. */
   private final @Nullable String @Nullable [] roles;
   private final CharSequence @Nullable [] contents;
+  /** How many leading entries of {@link #roles} and {@link #contents} are messages. */
+  private final int messages;
   private final @Nullable PromptBlocks given;
   // Racy single-check caches: recomputing them is harmless, and PromptBlocks is immutable.
   private @Nullable PromptBlocks blocks;
@@ -49,17 +49,18 @@ public final class RoutingRequest {
    *     prompt prefix in the default key extractor; {@code null} if none
    */
   public RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey) {
-    this(model, prompt, routingKey, null, null, null);
+    this(model, prompt, routingKey, null, null, 0, null);
   }
 
   private RoutingRequest(String model, @Nullable CharSequence prompt, @Nullable String routingKey,
-      @Nullable String @Nullable [] roles, CharSequence @Nullable [] contents,
+      @Nullable String @Nullable [] roles, CharSequence @Nullable [] contents, int messages,
       @Nullable PromptBlocks given) {
     this.model = requireNonNull(model, "model");
     this.prompt = prompt;
     this.routingKey = routingKey;
     this.roles = roles;
     this.contents = contents;
+    this.messages = messages;
     this.given = given;
   }
 
@@ -79,7 +80,18 @@ public final class RoutingRequest {
    * @param model the model name as sent to the server; not null
    */
   public static Builder builder(String model) {
-    return new Builder(requireNonNull(model, "model"));
+    return builder(model, 4);
+  }
+
+  /**
+   * {@return a builder for a request with messages, sized for {@code messages} of them} The size
+   * only saves copying as messages are added; more may be added.
+   *
+   * @param model the model name as sent to the server; not null
+   * @param messages how many messages are expected; a negative count is taken as 0
+   */
+  public static Builder builder(String model, int messages) {
+    return new Builder(requireNonNull(model, "model"), Math.max(1, messages));
   }
 
   /** {@return the model name as sent to the server} */
@@ -135,11 +147,12 @@ public final class RoutingRequest {
       CharSequence[] c = contents;
       @Nullable String[] r = roles;
       if (c != null && r != null) { // a message list: roles and contents come together
-        b = c.length == 0 ? PromptBlocks.EMPTY
-            : PromptBlocks.ofMessages(model, r, c, c.length, blockChars);
+        b = messages == 0 ? PromptBlocks.EMPTY
+            : PromptBlocks.ofMessages(model, r, c, messages, blockChars, MessageChains.SHARED);
       } else {
         b = prompt == null ? PromptBlocks.EMPTY
-            : PromptBlocks.ofMessages(model, NO_ROLE, new CharSequence[] {prompt}, 1, blockChars);
+            : PromptBlocks.ofMessages(model, NO_ROLE, new CharSequence[] {prompt}, 1, blockChars,
+                MessageChains.SHARED);
       }
       blocks = b;
     }
@@ -151,7 +164,7 @@ public final class RoutingRequest {
     // Never print the prompt: it is user data.
     return "RoutingRequest{model=" + model
         + ", promptChars=" + (prompt == null ? 0 : prompt.length())
-        + (contents != null ? ", messages=" + contents.length : "")
+        + (contents != null ? ", messages=" + messages : "")
         + (routingKey == null ? "" : ", routingKey=<set>") + '}';
   }
 
@@ -161,13 +174,17 @@ public final class RoutingRequest {
     private @Nullable CharSequence prompt;
     private boolean promptSet;
     private @Nullable String routingKey;
-    private @Nullable String[] roles = NO_ROLES;
-    private CharSequence[] contents = NO_CONTENTS;
+    private @Nullable String[] roles;
+    private CharSequence[] contents;
     private int messages;
+    /** Whether a built request shares the arrays: the next message copies them first. */
+    private boolean shared;
     private @Nullable PromptBlocks blocks;
 
-    private Builder(String model) {
+    private Builder(String model, int capacity) {
       this.model = model;
+      this.roles = new String[capacity];
+      this.contents = new CharSequence[capacity];
     }
 
     /**
@@ -181,10 +198,11 @@ public final class RoutingRequest {
      */
     public Builder message(@Nullable String role, CharSequence content) {
       requireNonNull(content, "content");
-      if (messages == contents.length) {
-        int size = Math.max(4, messages * 2);
+      if (messages == contents.length || shared) {
+        int size = messages == contents.length ? Math.max(4, messages * 2) : contents.length;
         roles = Arrays.copyOf(roles, size);
         contents = Arrays.copyOf(contents, size);
+        shared = false;
       }
       roles[messages] = role;
       contents[messages] = content;
@@ -237,8 +255,8 @@ public final class RoutingRequest {
           if (role == null || role.equals("user")) text = contents[k];
         }
       }
-      return new RoutingRequest(model, text, routingKey, Arrays.copyOf(roles, messages),
-          Arrays.copyOf(contents, messages), blocks);
+      shared = true; // the request reads only the first `messages` entries, which never change
+      return new RoutingRequest(model, text, routingKey, roles, contents, messages, blocks);
     }
   }
 }

@@ -108,7 +108,8 @@ final class FleetRun {
       if (policy.isOracle()) {
         target = oraclePick(job, t);
       } else {
-        RoutingRequest request = prepared.routing[i];
+        RoutingRequest request =
+            policy.seesEveryBlock() ? prepared.wholeRouting[i] : prepared.routing[i];
         Ranking ranking = pickers[job.client].rank(request, loads[job.client]);
         target = ranking.next();
         if (target < 0 || target >= engines.length) {

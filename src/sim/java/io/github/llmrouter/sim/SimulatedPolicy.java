@@ -25,17 +25,34 @@ import java.util.function.IntFunction;
 public final class SimulatedPolicy {
   private final String name;
   private final IntFunction<RoutingPolicy> perClient;
+  private final boolean seesEveryBlock;
 
-  private SimulatedPolicy(String name, IntFunction<RoutingPolicy> perClient) {
+  private SimulatedPolicy(String name, IntFunction<RoutingPolicy> perClient,
+      boolean seesEveryBlock) {
     this.name = name;
     this.perClient = perClient;
+    this.seesEveryBlock = seesEveryBlock;
   }
 
-  /** A library policy; {@code perClient} is called once per client with the client's index. */
+  /**
+   * A library policy; {@code perClient} is called once per client with the client's index. Its
+   * requests carry what a client keeps of a prompt's blocks ({@link
+   * io.github.llmrouter.routing.PromptBlocks#sampled}), as in production.
+   */
   public static SimulatedPolicy of(String name, IntFunction<RoutingPolicy> perClient) {
     requireNonNull(name, "name");
     requireNonNull(perClient, "perClient");
-    return new SimulatedPolicy(name, perClient);
+    return new SimulatedPolicy(name, perClient, false);
+  }
+
+  /** A model of another router, which sees every block of a prompt as that router does. */
+  static SimulatedPolicy peer(String name, IntFunction<RoutingPolicy> perClient) {
+    return new SimulatedPolicy(name, perClient, true);
+  }
+
+  /** Whether its requests carry every block of a prompt rather than what a client keeps. */
+  boolean seesEveryBlock() {
+    return seesEveryBlock;
   }
 
   /**
@@ -47,7 +64,7 @@ public final class SimulatedPolicy {
    * simulator.
    */
   public static SimulatedPolicy oracle() {
-    return new SimulatedPolicy("Oracle", null);
+    return new SimulatedPolicy("Oracle", null, true);
   }
 
   /**
@@ -107,9 +124,9 @@ public final class SimulatedPolicy {
         return of("LeastLoaded", c -> LeastLoaded.powerOfTwoChoices(seed * 31 + c));
       case "prefixhash": return of("PrefixHash", c -> RoutingPolicy.prefixHash());
       case "cacheaware": return of("CacheAware", c -> RoutingPolicy.cacheAware());
-      case "sglang": return of("SGLang", c -> SglangCacheAware.policy(seed * 31 + c));
-      case "llm-d": return of("llm-d", c -> LlmdScorer.policy(seed * 31 + c));
-      case "dynamo": return of("Dynamo", c -> DynamoKvRouter.policy(seed * 31 + c));
+      case "sglang": return peer("SGLang", c -> SglangCacheAware.policy(seed * 31 + c));
+      case "llm-d": return peer("llm-d", c -> LlmdScorer.policy(seed * 31 + c));
+      case "dynamo": return peer("Dynamo", c -> DynamoKvRouter.policy(seed * 31 + c));
       case "oracle": return oracle();
       case "prefixhash-inflight":
         return of("PrefixHash in-flight only", c -> PrefixHash.builder().reportedLoad(false).build());

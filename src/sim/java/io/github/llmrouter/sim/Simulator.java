@@ -156,7 +156,9 @@ public final class Simulator {
    */
   static final class Prepared {
     long[][] chains;
+    /** What a client knows of each request, and the same with every block (for peer models). */
     RoutingRequest[] routing;
+    RoutingRequest[] wholeRouting;
     int[] clientOf;
     int[] outputBlocks;
     double idealHitRate;
@@ -168,6 +170,7 @@ public final class Simulator {
     Prepared p = new Prepared();
     p.chains = new long[n][];
     p.routing = new RoutingRequest[n];
+    p.wholeRouting = new RoutingRequest[n];
     p.clientOf = new int[n];
     p.outputBlocks = new int[n];
     SplittableRandom random = new SplittableRandom(seed);
@@ -175,8 +178,11 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       p.chains[i] = chain(r.blockIds());
-      p.routing[i] = routingRequest(r, keyBlocks, sessionKeys,
+      p.wholeRouting[i] = routingRequest(r, keyBlocks, sessionKeys,
           PromptBlocks.of(p.chains[i], bt, r.inputTokens()));
+      p.routing[i] = p.chains[i].length <= PromptBlocks.DENSE_BLOCKS ? p.wholeRouting[i]
+          : routingRequest(r, keyBlocks, sessionKeys,
+              PromptBlocks.sampled(p.chains[i], bt, r.inputTokens()));
       p.clientOf[i] = clients == 1 ? 0 : random.nextInt(clients);
       p.outputBlocks[i] = (r.outputTokens() + bt - 1) / bt;
     }

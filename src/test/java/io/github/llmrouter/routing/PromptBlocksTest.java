@@ -86,11 +86,62 @@ class PromptBlocksTest {
   }
 
   @Test
-  void hashingIsCappedButTheLengthStillCounts() {
-    String huge = Fleets.randomText(RANDOM, 256 * (PromptBlocks.MAX_BLOCKS + 10));
-    PromptBlocks b = RoutingRequest.of(MODEL, huge).blocks(256);
-    assertThat(b.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
-    assertThat(b.promptTokens()).isEqualTo(huge.length() / PromptBlocks.CHARS_PER_TOKEN);
+  void promptsThatDifferOnlyPastTheirFirst64KbStillDiffer() {
+    String head = Fleets.randomText(RANDOM, 64 * 1024);
+    String one = head + Fleets.randomText(RANDOM, 200_000);
+    String two = head + Fleets.randomText(RANDOM, 200_000);
+    PromptBlocks a = RoutingRequest.of(MODEL, one).blocks(256);
+    PromptBlocks b = RoutingRequest.of(MODEL, two).blocks(256);
+    int blocks = (one.length() + 255) / 256;
+    assertThat(a.size()).isEqualTo(PromptBlocks.keptBlocks(blocks)).isGreaterThan(256);
+    for (int k = 0; k < 256; k++) assertThat(a.hash(k)).isEqualTo(b.hash(k));
+    for (int k = 256; k < a.size(); k++) assertThat(a.hash(k)).isNotEqualTo(b.hash(k));
+    assertThat(a.promptTokens()).isEqualTo(one.length() / PromptBlocks.CHARS_PER_TOKEN);
+    assertThat(a.tokensThrough(a.size())).as("to within one stride of the end")
+        .isBetween(a.promptTokens() - PromptBlocks.STRIDE * 64, a.promptTokens());
+    // The first kept block past the dense ones closes the first stride: its hash covers it all.
+    assertThat(a.tokensThrough(257)).isEqualTo((256 + PromptBlocks.STRIDE) * 64);
+    assertThat(a.fullBlocks()).isEqualTo(a.size());
+  }
+
+  @Test
+  void keptBlocksThinOutByLevelsAndDependOnlyOnTheirPosition() {
+    long kept = 0;
+    long previous = -1;
+    for (long block = 0; block < 300_000; block++) {
+      if (PromptBlocks.isKept(block)) {
+        kept++;
+        if (previous >= 0) assertThat(PromptBlocks.nextKept(previous)).isEqualTo(block);
+        previous = block;
+      }
+      assertThat(PromptBlocks.keptBlocks(block + 1)).isEqualTo(kept);
+    }
+    assertThat(PromptBlocks.keptBlocks(256)).isEqualTo(256);
+    assertThat(PromptBlocks.keptBlocks(256 + 32 * 256)).isEqualTo(512);
+    assertThat(PromptBlocks.keptBlocks(4096)).as("a MiB of text in 256-character blocks")
+        .isEqualTo(376);
+    assertThat(PromptBlocks.keptBlocks(Integer.MAX_VALUE)).isLessThan(1800);
+  }
+
+  @Test
+  void sampledTokenBlocksKeepWhatTextKeeps() {
+    long[] chain = new long[5000];
+    for (int i = 0; i < chain.length; i++) chain[i] = i * 7919L + 1;
+    PromptBlocks all = PromptBlocks.of(chain, 16, 5000 * 16 - 3);
+    PromptBlocks kept = PromptBlocks.sampled(chain, 16, 5000 * 16 - 3);
+    assertThat(all.size()).isEqualTo(5000);
+    assertThat(kept.size()).isEqualTo(PromptBlocks.keptBlocks(5000));
+    int k = 0;
+    for (int block = 0; block < 5000; block++) {
+      if (!PromptBlocks.isKept(block)) continue;
+      assertThat(kept.hash(k)).isEqualTo(chain[block]);
+      assertThat(kept.tokensThrough(k + 1)).isEqualTo(all.tokensThrough(block + 1));
+      k++;
+    }
+    assertThat(kept.fullBlocks()).as("the last block, kept, is short")
+        .isEqualTo(kept.size() - (PromptBlocks.isKept(4999) ? 1 : 0));
+    PromptBlocks shortOne = PromptBlocks.sampled(new long[] {1, 2}, 16, 20);
+    assertThat(shortOne).isEqualTo(PromptBlocks.of(new long[] {1, 2}, 16, 20));
   }
 
   @Test
@@ -187,15 +238,31 @@ class PromptBlocksTest {
   }
 
   @Test
-  void theCapOnBlocksHoldsAcrossManyMessages() {
+  void manyMessagesKeepTheSameBlocksAsOneText() {
     RoutingRequest.Builder b = RoutingRequest.builder(MODEL);
-    for (int k = 0; k < PromptBlocks.MAX_BLOCKS + 44; k++) {
+    int messages = PromptBlocks.DENSE_BLOCKS + 300;
+    for (int k = 0; k < messages; k++) {
       b.message(k % 2 == 0 ? "user" : "assistant", "m".repeat(256));
     }
     PromptBlocks blocks = b.build().blocks(256);
-    assertThat(blocks.size()).isEqualTo(PromptBlocks.MAX_BLOCKS);
-    assertThat(blocks.promptTokens()).isEqualTo((PromptBlocks.MAX_BLOCKS + 44) * 64);
-    assertThat(blocks.tokensThrough(PromptBlocks.MAX_BLOCKS)).isEqualTo(PromptBlocks.MAX_BLOCKS * 64);
+    assertThat(blocks.size()).isEqualTo(PromptBlocks.keptBlocks(messages));
+    assertThat(blocks.promptTokens()).isEqualTo(messages * 64);
+    assertThat(blocks.tokensThrough(blocks.size())).as("through the last kept block")
+        .isEqualTo((PromptBlocks.nextKept(messages - PromptBlocks.STRIDE - 1)) * 64 + 64);
+    assertThat(blocks.fullBlocks()).isEqualTo(blocks.size());
+  }
+
+  @Test
+  void aBuilderBuiltFromKeepsItsRequestsUnchanged() {
+    RoutingRequest.Builder b = RoutingRequest.builder(MODEL, 1).message("system", SYSTEM);
+    RoutingRequest first = b.build();
+    RoutingRequest second = b.message("user", QUESTION).build();
+    assertThat(first.blocks(256)).isEqualTo(RoutingRequest.builder(MODEL)
+        .message("system", SYSTEM).build().blocks(256));
+    assertThat(first.toString()).contains("messages=1");
+    assertThat(second.blocks(256)).isEqualTo(chat(MODEL).build().blocks(256));
+    assertThat(RoutingRequest.builder(MODEL, -3).message("user", QUESTION).build().blocks(256))
+        .isEqualTo(RoutingRequest.builder(MODEL).message("user", QUESTION).build().blocks(256));
   }
 
   @Test
