@@ -164,7 +164,9 @@ public final class Comparison {
         double v = p == null ? Double.NaN : metric.applyAsDouble(p);
         if (base != null) v /= metric.applyAsDouble(base);
         String cell = Double.isFinite(v) ? String.format(Locale.ROOT, format, v) : "-";
-        s.append(String.format(Locale.ROOT, "%" + widths.get(k) + "s", cell));
+        // A cell wider than its column (minutes of queueing) still stays apart from the last.
+        int w = widths.get(k);
+        s.append(cell.length() >= w ? " " + cell : String.format(Locale.ROOT, "%" + w + "s", cell));
       }
       if (references) {
         s.append(String.format(Locale.ROOT, "%8.1f%8.1f", r.report().idealHitRate() * 100,

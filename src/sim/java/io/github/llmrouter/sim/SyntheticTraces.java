@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
  * Trace chat = SyntheticTraces.multiTurn().requests(5000).sessionsPerSecond(4).seed(7).build();
  * Trace tenants = SyntheticTraces.sharedPrefix().groups(256).systemTokens(4096).zipf(1.1).build();
  * Trace agents = SyntheticTraces.agentic().requests(3000).seed(7).build();
+ * Trace coding = SyntheticTraces.longAgent().sessionsPerSecond(0.1).seed(7).build();
  * }</pre>
  *
  * <p>Every generator is seeded: the same settings and seed give the same trace. Block ids are
@@ -40,6 +41,16 @@ public final class SyntheticTraces {
    */
   public static Agentic agentic() {
     return new Agentic();
+  }
+
+  /**
+   * Long agent sessions (coding and tool-using agents): a few long preambles each shared by many
+   * sessions, contexts growing over dozens of turns to 100 K–400 K tokens, short answers, seconds
+   * of tool time between turns, and enough sessions at once that their contexts fill the fleet's
+   * KV memory over.
+   */
+  public static LongAgent longAgent() {
+    return new LongAgent();
   }
 
   /**
@@ -419,9 +430,176 @@ public final class SyntheticTraces {
   }
 
   /**
+   * Builds long agent sessions. Sessions start as a Poisson process; each uses one of {@code
+   * preambles} preambles (system prompt and tool definitions, each of a uniform length in {@code
+   * [minPreambleTokens, maxPreambleTokens]}, chosen uniformly), then a task of uniform length in
+   * {@code [minTaskTokens, maxTaskTokens]}. It runs a uniform number of turns in {@code [minTurns,
+   * maxTurns]}; each turn's prompt is the previous one, the previous answer (uniform in {@code
+   * [minOutputTokens, maxOutputTokens]}) and a tool output (uniform in {@code [minStepTokens,
+   * maxStepTokens]}); the next turn arrives a uniform think time in {@code [minThinkSeconds,
+   * maxThinkSeconds]} after the previous one (open loop). A session ends early rather than grow
+   * past {@code maxContextTokens}. Each request carries its session id.
+   *
+   * <p>With the defaults a session runs 32 turns and about 9 minutes on average, requests' prompts
+   * average about 110 K tokens (the largest 400 K), and about 50 sessions are open at once, whose
+   * contexts (about 90 K tokens each on average) hold 1.2 times the KV memory of 8 H100/8B
+   * replicas (3.84 M tokens). A rate multiplier compresses think times as well as session starts,
+   * so it raises the request rate and leaves the number of open sessions, and so the memory they
+   * need, as it is.
+   */
+  public static final class LongAgent {
+    private int requests = 6000;
+    private double sessionsPerSecond = 0.1;
+    private int preambles = 4;
+    private int minPreambleTokens = 10_000;
+    private int maxPreambleTokens = 30_000;
+    private int minTaskTokens = 500;
+    private int maxTaskTokens = 4000;
+    private int minTurns = 5;
+    private int maxTurns = 60;
+    private int minStepTokens = 500;
+    private int maxStepTokens = 8000;
+    private int minOutputTokens = 100;
+    private int maxOutputTokens = 500;
+    private double minThinkSeconds = 2;
+    private double maxThinkSeconds = 30;
+    private int maxContextTokens = 400_000;
+    private int blockTokens = 64;
+    private long seed = 1;
+
+    private LongAgent() {}
+
+    /** Requests to generate (the last sessions are cut at this total); default 6000. */
+    public LongAgent requests(int n) {
+      this.requests = n;
+      return this;
+    }
+
+    /** New sessions per second; default 0.1. */
+    public LongAgent sessionsPerSecond(double r) {
+      this.sessionsPerSecond = r;
+      return this;
+    }
+
+    /** Distinct preambles, each shared by the sessions that draw it; default 4. */
+    public LongAgent preambles(int n) {
+      this.preambles = n;
+      return this;
+    }
+
+    /** Preamble length range, tokens, uniform; default 10,000 to 30,000. */
+    public LongAgent preambleTokens(int min, int max) {
+      this.minPreambleTokens = min;
+      this.maxPreambleTokens = max;
+      return this;
+    }
+
+    /** First task message length range, tokens, uniform; default 500 to 4,000. */
+    public LongAgent taskTokens(int min, int max) {
+      this.minTaskTokens = min;
+      this.maxTaskTokens = max;
+      return this;
+    }
+
+    /** Turns per session, uniform in [min, max]; default 5 to 60. */
+    public LongAgent turns(int min, int max) {
+      this.minTurns = min;
+      this.maxTurns = max;
+      return this;
+    }
+
+    /** Tool output added per turn, tokens, uniform; default 500 to 8,000. */
+    public LongAgent stepTokens(int min, int max) {
+      this.minStepTokens = min;
+      this.maxStepTokens = max;
+      return this;
+    }
+
+    /** Answer length range, tokens, uniform; default 100 to 500. */
+    public LongAgent outputTokens(int min, int max) {
+      this.minOutputTokens = min;
+      this.maxOutputTokens = max;
+      return this;
+    }
+
+    /** Seconds from a turn to the next, uniform; default 2 to 30. */
+    public LongAgent thinkSeconds(double min, double max) {
+      this.minThinkSeconds = min;
+      this.maxThinkSeconds = max;
+      return this;
+    }
+
+    /** Longest prompt, tokens: a session ends before exceeding it; default 400,000. */
+    public LongAgent maxContextTokens(int t) {
+      this.maxContextTokens = t;
+      return this;
+    }
+
+    /** Tokens per block id; default 64 (a client's 256-character blocks). */
+    public LongAgent blockTokens(int t) {
+      this.blockTokens = t;
+      return this;
+    }
+
+    public LongAgent seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Trace build() {
+      positive("requests", requests);
+      positive("preambles", preambles);
+      positive("blockTokens", blockTokens);
+      range("preambleTokens", minPreambleTokens, maxPreambleTokens);
+      range("taskTokens", minTaskTokens, maxTaskTokens);
+      range("turns", minTurns, maxTurns);
+      range("stepTokens", minStepTokens, maxStepTokens);
+      range("outputTokens", minOutputTokens, maxOutputTokens);
+      if (!(sessionsPerSecond > 0)) throw new IllegalArgumentException("sessionsPerSecond must be > 0");
+      if (!(minThinkSeconds >= 0) || !(maxThinkSeconds >= minThinkSeconds)) {
+        throw new IllegalArgumentException("thinkSeconds must satisfy 0 <= min <= max, got ["
+            + minThinkSeconds + ", " + maxThinkSeconds + "]");
+      }
+      if (maxContextTokens < maxPreambleTokens + maxTaskTokens) {
+        throw new IllegalArgumentException(
+            "maxContextTokens must be >= max preambleTokens + max taskTokens, got " + maxContextTokens);
+      }
+      SplittableRandom random = new SplittableRandom(seed);
+      int[] preambleLengths = new int[preambles];
+      for (int p = 0; p < preambles; p++) preambleLengths[p] = uniform(random, minPreambleTokens, maxPreambleTokens);
+      List<TraceRequest> out = new ArrayList<>(requests);
+      long[] nextId = {1};
+      double start = 0;
+      int session = 0;
+      while (out.size() < requests) {
+        start += -Math.log(1 - random.nextDouble()) / sessionsPerSecond;
+        double t = start;
+        int p = random.nextInt(preambles);
+        Conversation c = new Conversation(blockTokens, preambleLengths[p], p + 1, nextId);
+        c.append(uniform(random, minTaskTokens, maxTaskTokens));
+        int turns = uniform(random, minTurns, maxTurns);
+        for (int turn = 0; turn < turns && out.size() < requests; turn++) {
+          if (turn > 0) {
+            int grow = uniform(random, minStepTokens, maxStepTokens);
+            if (c.length + grow > maxContextTokens) break;
+            c.append(grow);
+          }
+          int output = uniform(random, minOutputTokens, maxOutputTokens);
+          out.add(new TraceRequest(t, c.length, output, c.blockIds(), "l" + session));
+          c.append(output);
+          t += minThinkSeconds + random.nextDouble() * (maxThinkSeconds - minThinkSeconds);
+        }
+        session++;
+      }
+      return Trace.of(out, blockTokens);
+    }
+  }
+
+  /**
    * A prompt that only grows: its full blocks keep their ids, its partial last block gets a new id
    * each time it changes. Starts with {@code sharedTokens} whose full blocks have ids 0, 1, ...
-   * (shared by every conversation); new ids come from {@code nextId}.
+   * in the namespace of {@code shared} (0, or a preamble's number), shared by every conversation
+   * that starts with it; new ids come from {@code nextId}.
    */
   private static final class Conversation {
     private final int blockTokens;
@@ -430,10 +608,16 @@ public final class SyntheticTraces {
     int length;
 
     Conversation(int blockTokens, int sharedTokens, long[] nextId) {
+      this(blockTokens, sharedTokens, 0, nextId);
+    }
+
+    Conversation(int blockTokens, int sharedTokens, int shared, long[] nextId) {
       this.blockTokens = blockTokens;
       this.nextId = nextId;
       this.length = sharedTokens;
-      for (int k = 0; k < sharedTokens / blockTokens; k++) fullIds.add((long) k);
+      // Preamble ids live above every id nextId hands out (those are below 2^56).
+      long namespace = shared == 0 ? 0 : (1L << 62) | ((long) shared << 32);
+      for (int k = 0; k < sharedTokens / blockTokens; k++) fullIds.add(namespace | k);
     }
 
     void append(int tokens) {
@@ -500,6 +684,17 @@ public final class SyntheticTraces {
 
   private static int exponential(SplittableRandom random, int mean) {
     return (int) Math.max(1, Math.round(-Math.log(1 - random.nextDouble()) * mean));
+  }
+
+  private static int uniform(SplittableRandom random, int min, int max) {
+    return min + random.nextInt(max - min + 1);
+  }
+
+  private static void range(String name, int min, int max) {
+    if (min < 1 || max < min) {
+      throw new IllegalArgumentException(name + " must satisfy 1 <= min <= max, got [" + min
+          + ", " + max + "]");
+    }
   }
 
   private static void positive(String name, int v) {

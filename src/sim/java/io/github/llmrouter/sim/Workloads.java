@@ -17,7 +17,8 @@ import java.util.Locale;
  */
 final class Workloads {
   /** The names {@link #synthetic} accepts. */
-  static final List<String> SYNTHETIC = List.of("shared-prefix", "multi-turn", "agentic");
+  static final List<String> SYNTHETIC =
+      List.of("shared-prefix", "multi-turn", "agentic", "long-agent");
   /** Rate multipliers of the trace rows: {@code 1, 2, 3, 4}. */
   static final List<Double> TRACE_RATES = List.of(1.0, 2.0, 3.0, 4.0);
 
@@ -51,6 +52,11 @@ final class Workloads {
         SyntheticTraces.Agentic b = SyntheticTraces.agentic().seed(seed);
         if (requests > 0) b.requests(requests);
         return new Workload("agentic", b.build(), List.of(1.0, 2.0));
+      }
+      case "long-agent": {
+        SyntheticTraces.LongAgent b = SyntheticTraces.longAgent().seed(seed);
+        if (requests > 0) b.requests(requests);
+        return new Workload("long-agent", b.build(), List.of(0.25, 0.5));
       }
       default:
         throw new IllegalArgumentException("unknown workload '" + name + "'; expected one of "

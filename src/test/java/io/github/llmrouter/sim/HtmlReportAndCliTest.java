@@ -80,8 +80,9 @@ class HtmlReportAndCliTest {
         html.toString(), "--threads", "2"};
     String out = run(args);
     assertThat(out).contains("small, 1, 4x", "shared-prefix, 8, 5x", "multi-turn, 1, 12x",
-        "agentic, 8, 2x", "mean TTFT / CacheAware's", "simulated 20 rows, 60 policy runs");
-    for (String w : List.of("small", "shared-prefix", "multi-turn", "agentic")) {
+        "agentic, 8, 2x", "long-agent, 8, 0.5x", "mean TTFT / CacheAware's",
+        "simulated 24 rows, 72 policy runs");
+    for (String w : List.of("small", "shared-prefix", "multi-turn", "agentic", "long-agent")) {
       List<String> lines = Files.readAllLines(dir.resolve("table-" + w + ".csv"));
       int rates = w.equals("small") ? 4 : 2;
       assertThat(lines.get(0)).isEqualTo(Comparison.CSV_HEADER);

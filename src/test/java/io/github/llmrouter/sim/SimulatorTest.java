@@ -193,6 +193,30 @@ class SimulatorTest {
   }
 
   @Test
+  void aLibraryPolicySeesALongPromptAsAClientKeepsItAndAPeerModelSeesEveryBlock() {
+    Trace longOnes = SyntheticTraces.longAgent().requests(60).seed(3).build();
+    RecordingPolicy library = new RecordingPolicy();
+    RecordingPolicy peer = new RecordingPolicy();
+    Simulator.builder().policies(List.of(SimulatedPolicy.of("library", c -> library),
+        SimulatedPolicy.peer("peer", c -> peer))).threads(1).build().run(longOnes);
+    int longPrompts = 0;
+    for (int i = 0; i < longOnes.size(); i++) {
+      TraceRequest r = longOnes.requests().get(i);
+      long[] chain = Simulator.chain(r.blockIds());
+      PromptBlocks kept = library.requests.get(i).blocks();
+      PromptBlocks every = peer.requests.get(i).blocks();
+      assertThat(every).isEqualTo(PromptBlocks.of(chain, longOnes.blockTokens(), r.inputTokens()));
+      assertThat(kept)
+          .isEqualTo(PromptBlocks.sampled(chain, longOnes.blockTokens(), r.inputTokens()));
+      if (chain.length > PromptBlocks.DENSE_BLOCKS) {
+        longPrompts++;
+        assertThat(kept.size()).isLessThan(every.size());
+      }
+    }
+    assertThat(longPrompts).as("agent prompts past the dense blocks").isGreaterThan(30);
+  }
+
+  @Test
   void everyResponseReportsItsFirstTokenThenItsCachedPromptTokensToThePolicyInTimeOrder() {
     RecordingPolicy recording = new RecordingPolicy();
     Trace small = chat.first(300);

@@ -1,6 +1,7 @@
 package io.github.llmrouter.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -93,6 +94,79 @@ class SyntheticTracesTest {
       perBurst.merge((long) (start / 30), 1L, Long::sum);
     }
     assertThat(perBurst.values()).allMatch(n -> n <= 4);
+  }
+
+  @Test
+  void longAgentSessionsGrowFromAPreambleToHundredsOfThousandsOfTokensAndFillTheFleetsMemory() {
+    Trace t = SyntheticTraces.longAgent().build();
+    assertThat(t.size()).isEqualTo(6000);
+    assertThat(t.blockTokens()).isEqualTo(64);
+    Map<String, TraceRequest> last = new HashMap<>();
+    Map<String, Integer> turns = new HashMap<>();
+    Map<Long, Integer> preambleUse = new HashMap<>();
+    long[] prompts = new long[t.size()];
+    int i = 0;
+    for (TraceRequest r : t.requests()) {
+      prompts[i++] = r.inputTokens();
+      assertThat(r.inputTokens()).isLessThanOrEqualTo(400_000);
+      assertThat(r.outputTokens()).isBetween(100, 500);
+      TraceRequest previous = last.put(r.sessionId(), r);
+      turns.merge(r.sessionId(), 1, Integer::sum);
+      if (previous == null) {
+        // A preamble of 10 K–30 K tokens (its full blocks in its own namespace), then the task.
+        long first = r.blockIds()[0];
+        assertThat(first >>> 62).isEqualTo(1);
+        preambleUse.merge(first, 1, Integer::sum);
+        assertThat(r.inputTokens()).isBetween(10_000 + 500, 30_000 + 4000);
+        continue;
+      }
+      double think = r.arrivalSeconds() - previous.arrivalSeconds();
+      assertThat(think).isBetween(2.0, 30.0);
+      int growth = r.inputTokens() - previous.inputTokens() - previous.outputTokens();
+      assertThat(growth).isBetween(500, 8000);
+      int full = previous.inputTokens() / t.blockTokens();
+      assertThat(Arrays.copyOf(r.blockIds(), full)).isEqualTo(Arrays.copyOf(previous.blockIds(), full));
+    }
+    assertThat(preambleUse).as("a few preambles, each shared by many sessions").hasSize(4)
+        .allSatisfy((id, sessions) -> assertThat(sessions).isGreaterThan(20));
+    assertThat(turns.values()).allMatch(n -> n <= 60);
+    Arrays.sort(prompts);
+    assertThat(prompts[prompts.length / 2]).as("median prompt").isBetween(80_000L, 140_000L);
+    assertThat(prompts[prompts.length * 9 / 10]).as("p90 prompt").isBetween(150_000L, 300_000L);
+    assertThat(prompts[prompts.length - 1]).as("largest prompt").isGreaterThan(300_000L);
+    // Halfway through, the open sessions' contexts hold 1–2 times 8 H100/8B replicas' KV memory.
+    double middle = t.requests().get(t.size() / 2).arrivalSeconds();
+    Map<String, Integer> open = new HashMap<>();
+    Map<String, Double> ends = new HashMap<>();
+    for (TraceRequest r : t.requests()) ends.put(r.sessionId(), r.arrivalSeconds());
+    for (TraceRequest r : t.requests()) {
+      if (r.arrivalSeconds() <= middle && ends.get(r.sessionId()) >= middle) {
+        open.put(r.sessionId(), r.inputTokens());
+      }
+    }
+    long held = open.values().stream().mapToLong(Integer::longValue).sum();
+    long fleet = 8L * EngineProfile.DEFAULT_CACHE_TOKENS;
+    assertThat((double) held / fleet).isBetween(1.0, 2.0);
+  }
+
+  @Test
+  void longAgentIsSeededAndRefusesBadKnobsByName() {
+    assertThat(SyntheticTraces.longAgent().requests(300).seed(4).build().requests())
+        .isEqualTo(SyntheticTraces.longAgent().requests(300).seed(4).build().requests());
+    assertThat(SyntheticTraces.longAgent().requests(300).seed(5).build().requests())
+        .isNotEqualTo(SyntheticTraces.longAgent().requests(300).seed(4).build().requests());
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().turns(0, 3).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turns");
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().stepTokens(900, 800).build())
+        .hasMessageContaining("stepTokens");
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().thinkSeconds(-1, 3).build())
+        .hasMessageContaining("thinkSeconds");
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().sessionsPerSecond(0).build())
+        .hasMessageContaining("sessionsPerSecond");
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().maxContextTokens(20_000).build())
+        .hasMessageContaining("maxContextTokens");
+    assertThatThrownBy(() -> SyntheticTraces.longAgent().preambles(0).build())
+        .hasMessageContaining("preambles");
   }
 
   @Test
