@@ -245,6 +245,7 @@ public final class PromptBlocks {
   public boolean equals(Object o) {
     return o instanceof PromptBlocks b && b.blockTokens == blockTokens
         && b.promptTokens == promptTokens && b.sharedBlocks == sharedBlocks
+        && b.fullBlocks == fullBlocks
         && Arrays.equals(b.hashes, hashes) && Arrays.equals(b.tokenEnds, tokenEnds);
   }
 

@@ -177,8 +177,6 @@ public final class RoutingRequest {
     private @Nullable String[] roles;
     private CharSequence[] contents;
     private int messages;
-    /** Whether a built request shares the arrays: the next message copies them first. */
-    private boolean shared;
     private @Nullable PromptBlocks blocks;
 
     private Builder(String model, int capacity) {
@@ -198,11 +196,10 @@ public final class RoutingRequest {
      */
     public Builder message(@Nullable String role, CharSequence content) {
       requireNonNull(content, "content");
-      if (messages == contents.length || shared) {
-        int size = messages == contents.length ? Math.max(4, messages * 2) : contents.length;
+      if (messages == contents.length) {
+        int size = Math.max(4, messages * 2);
         roles = Arrays.copyOf(roles, size);
         contents = Arrays.copyOf(contents, size);
-        shared = false;
       }
       roles[messages] = role;
       contents[messages] = content;
@@ -255,7 +252,8 @@ public final class RoutingRequest {
           if (role == null || role.equals("user")) text = contents[k];
         }
       }
-      shared = true; // the request reads only the first `messages` entries, which never change
+      // Shared, not copied: a request reads only its first `messages` entries, and the builder
+      // only ever writes past them.
       return new RoutingRequest(model, text, routingKey, roles, contents, messages, blocks);
     }
   }

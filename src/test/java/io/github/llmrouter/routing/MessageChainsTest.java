@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import org.junit.jupiter.api.Test;
 
 /** Resumed hashing: a message hashed before is not hashed again, and nothing else changes. */
@@ -29,9 +34,9 @@ class MessageChainsTest {
   Arbitrary<List<Integer>> lengths() {
     // Mostly short messages, some long enough to reach past the dense blocks.
     return Arbitraries.frequencyOf(
-            net.jqwik.api.Tuple.of(6, Arbitraries.integers().between(0, 700)),
-            net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(700, 12_000)),
-            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(12_000, 90_000)))
+            Tuple.of(6, Arbitraries.integers().between(0, 700)),
+            Tuple.of(2, Arbitraries.integers().between(700, 12_000)),
+            Tuple.of(1, Arbitraries.integers().between(12_000, 90_000)))
         .list().ofMinSize(1).ofMaxSize(24);
   }
 
@@ -55,8 +60,10 @@ class MessageChainsTest {
         prefix.set(k, new String(prefix.get(k).toCharArray()));
       }
       List<String> r = roles.subList(0, turn);
-      assertThat(blocks(prefix, r, blockChars, chains))
-          .isEqualTo(blocks(prefix, r, blockChars, null));
+      PromptBlocks resumed = blocks(prefix, r, blockChars, chains);
+      PromptBlocks cold = blocks(prefix, r, blockChars, null);
+      assertThat(resumed).isEqualTo(cold).hasSameHashCodeAs(cold);
+      assertThat(resumed.fullBlocks()).isEqualTo(cold.fullBlocks());
     }
     // The same messages after another history: nothing remembered applies.
     List<String> other = new ArrayList<>(messages);
@@ -103,6 +110,53 @@ class MessageChainsTest {
     text.setCharAt(900, 'y');
     assertThat(PromptBlocks.ofMessages(MODEL, new String[] {"user"}, new CharSequence[] {text}, 1,
         256, chains)).isNotEqualTo(before);
+  }
+
+  @Test
+  void threadsSharingTheCacheAlwaysGetTheColdHashes() throws Exception {
+    SplittableRandom random = new SplittableRandom(17);
+    int conversations = 6;
+    List<List<String>> messages = new ArrayList<>();
+    List<List<String>> roles = new ArrayList<>();
+    List<List<PromptBlocks>> cold = new ArrayList<>();
+    String preamble = Fleets.randomText(random, 30_000);
+    for (int c = 0; c < conversations; c++) {
+      List<String> m = new ArrayList<>(List.of(preamble));
+      List<String> r = new ArrayList<>(List.of("system"));
+      List<PromptBlocks> expected = new ArrayList<>();
+      for (int k = 0; k < 12; k++) {
+        m.add(Fleets.randomText(random, 200 + random.nextInt(9000)));
+        r.add(k % 2 == 0 ? "user" : "assistant");
+        expected.add(blocks(m, r, 256, null));
+      }
+      messages.add(m);
+      roles.add(r);
+      cold.add(expected);
+    }
+    // A small cache, so that threads keep replacing each other's pieces.
+    MessageChains chains = new MessageChains(16);
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int seed = t;
+        done.add(pool.submit(() -> {
+          SplittableRandom mine = new SplittableRandom(seed);
+          for (int i = 0; i < 300; i++) {
+            int c = mine.nextInt(conversations);
+            int turn = 1 + mine.nextInt(12);
+            assertThat(blocks(messages.get(c).subList(0, turn + 1), roles.get(c).subList(0, turn + 1),
+                256, chains)).isEqualTo(cold.get(c).get(turn - 1));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) f.get(60, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(chains.size()).isLessThanOrEqualTo(16);
   }
 
   @Test

@@ -105,6 +105,18 @@ class PromptBlocksTest {
   }
 
   @Test
+  void aShortLastBlockThatIsKeptIsNotFull() {
+    // 288 blocks: the last (block 287, the end of the first stride) is kept, and holds 100 chars.
+    String text = Fleets.randomText(RANDOM, 287 * 256 + 100);
+    PromptBlocks b = RoutingRequest.of(MODEL, text).blocks(256);
+    assertThat(PromptBlocks.isKept(287)).isTrue();
+    assertThat(b.size()).isEqualTo(257);
+    assertThat(b.fullBlocks()).isEqualTo(256);
+    PromptBlocks full = RoutingRequest.of(MODEL, text + "x".repeat(156)).blocks(256);
+    assertThat(full.fullBlocks()).isEqualTo(257);
+  }
+
+  @Test
   void keptBlocksThinOutByLevelsAndDependOnlyOnTheirPosition() {
     long kept = 0;
     long previous = -1;
@@ -140,6 +152,12 @@ class PromptBlocksTest {
     }
     assertThat(kept.fullBlocks()).as("the last block, kept, is short")
         .isEqualTo(kept.size() - (PromptBlocks.isKept(4999) ? 1 : 0));
+    assertThat(PromptBlocks.sampled(chain, 16, 5000 * 16).fullBlocks())
+        .as("every kept block full").isEqualTo(kept.size());
+    assertThatThrownBy(() -> PromptBlocks.sampled(chain, 0, 10))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blockTokens");
+    assertThatThrownBy(() -> PromptBlocks.sampled(chain, 16, -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("promptTokens");
     PromptBlocks shortOne = PromptBlocks.sampled(new long[] {1, 2}, 16, 20);
     assertThat(shortOne).isEqualTo(PromptBlocks.of(new long[] {1, 2}, 16, 20));
   }
