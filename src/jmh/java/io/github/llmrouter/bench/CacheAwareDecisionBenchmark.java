@@ -1,18 +1,12 @@
 package io.github.llmrouter.bench;
 
-import io.github.llmrouter.Ticker;
-import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
-import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -63,21 +57,8 @@ public class CacheAwareDecisionBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     SplittableRandom random = new SplittableRandom(2024);
-    List<Replica> list = new ArrayList<>();
-    for (int i = 0; i < REPLICAS; i++) {
-      list.add(Replica.of("http://10.0." + (i / 250) + "." + (i % 250 + 1) + ":8000"));
-    }
-    ReplicaSet set = ReplicaSet.of(list);
-    load = LocalLoad.of(set, Ticker.system(), Duration.ofHours(1));
-    long at = Ticker.system().read();
-    for (int i = 0; i < REPLICAS; i++) {
-      int waiting = random.nextInt(7);
-      double wait = 0.1 + 1.9 * random.nextDouble();
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 100.0, 100.0,
-          at - 1_000_000_000L, LoadReport.Source.SCRAPE), false);
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 100.0 + 10 * wait, 110.0, at,
-          LoadReport.Source.SCRAPE), false);
-    }
+    ReplicaSet set = BenchFleets.replicas(REPLICAS);
+    load = BenchFleets.reportingLoad(set, random);
     long heapBefore = usedHeap();
     policy = CacheAware.builder().build();
     picker = policy.newPicker(set);
@@ -130,11 +111,7 @@ public class CacheAwareDecisionBenchmark {
   }
 
   private void send(RoutingRequest r) {
-    Ranking ranking = picker.rank(r, load);
-    int i = ranking.next();
-    RoutedAttempt attempt = ranking.sent(i, load.nanoTime(), true);
-    attempt.firstToken(load.nanoTime());
-    attempt.completed(-1, -1, load.nanoTime());
+    BenchFleets.send(picker, load, r);
   }
 
   private static long usedHeap() {

@@ -1,16 +1,10 @@
 package io.github.llmrouter.bench;
 
-import io.github.llmrouter.Ticker;
-import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LocalLoad;
-import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.CacheAware;
-import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
-import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -67,20 +61,8 @@ public class LongPromptBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     SplittableRandom random = new SplittableRandom(33);
-    List<Replica> list = new ArrayList<>();
-    for (int i = 0; i < REPLICAS; i++) {
-      list.add(Replica.of("http://10.0." + (i / 250) + "." + (i % 250 + 1) + ":8000"));
-    }
-    ReplicaSet set = ReplicaSet.of(list);
-    load = LocalLoad.of(set, Ticker.system(), Duration.ofHours(1));
-    long at = Ticker.system().read();
-    for (int i = 0; i < REPLICAS; i++) {
-      int waiting = random.nextInt(7);
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 100.0, 100.0,
-          at - 1_000_000_000L, LoadReport.Source.SCRAPE), false);
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 110.0, 110.0, at,
-          LoadReport.Source.SCRAPE), false);
-    }
+    ReplicaSet set = BenchFleets.replicas(REPLICAS);
+    load = BenchFleets.reportingLoad(set, random);
     picker = CacheAware.builder().build().newPicker(set);
     preamble = CacheAwareDecisionBenchmark.text(random, PREAMBLE_CHARS);
     earlier = new String[CONVERSATIONS][];
@@ -97,7 +79,7 @@ public class LongPromptBenchmark {
       }
       earlier[c] = messages.toArray(new String[0]);
       tails[c] = new StringBuilder(CacheAwareDecisionBenchmark.text(random, TOOL_CHARS));
-      send(request(MODEL, earlier[c], null)); // the turn this client sent before
+      BenchFleets.send(picker, load, request(MODEL, earlier[c], null)); // the turn this client sent before
     }
     models = new String[MODELS];
     for (int m = 0; m < MODELS; m++) models[m] = MODEL + "-" + m;
@@ -112,14 +94,6 @@ public class LongPromptBenchmark {
     }
     if (tail != null) b.message(messages.length % 2 == 1 ? "user" : "assistant", tail);
     return b.build();
-  }
-
-  private void send(RoutingRequest r) {
-    Ranking ranking = picker.rank(r, load);
-    int i = ranking.next();
-    RoutedAttempt attempt = ranking.sent(i, load.nanoTime(), true);
-    attempt.firstToken(load.nanoTime());
-    attempt.completed(-1, -1, load.nanoTime());
   }
 
   @Benchmark
