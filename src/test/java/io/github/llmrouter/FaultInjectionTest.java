@@ -189,10 +189,13 @@ class FaultInjectionTest {
       }
       System.out.printf("503: victim's share 0 s / 15 s / 30 s after its ejection: %.3f %.3f %.3f%n",
           shares[0], shares[1], shares[2]);
-      // A warm replica of four owns about a quarter of the keys; it starts at 10% of that.
+      // A warm replica of four owns about a quarter of the keys; it starts at 10% of that. Once
+      // warm, its share of one batch of 400 calls from four threads varies with how the calls
+      // interleave (the load cap passes over a replica that momentarily holds more than its
+      // share): 0.155–0.295 in 14 runs, 0.19–0.21 half-way.
       assertThat(shares[0]).as("share just back").isLessThan(0.08);
-      assertThat(shares[1]).as("share half-way").isGreaterThan(shares[0]);
-      assertThat(shares[2]).as("share when warm").isGreaterThan(shares[1]).isGreaterThan(0.15);
+      assertThat(shares[1]).as("share half-way").isGreaterThan(2 * shares[0]).isGreaterThan(0.1);
+      assertThat(shares[2]).as("share when warm").isGreaterThan(2 * shares[0]).isGreaterThan(0.12);
     }
     assertThat(events.failedCalls).as("failed calls").isEmpty();
     assertThat(events.ejections).filteredOn(e -> !e.ejected()).singleElement()

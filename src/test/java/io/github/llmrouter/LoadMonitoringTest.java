@@ -228,10 +228,16 @@ class LoadMonitoringTest {
         assertThat(load.fresh()).isTrue();
         assertThat(load.reportedWaiting()).isZero();
         assertThat(load.kvUsage()).isBetween(0.0, 1.0);
+        // vllm:cache_config_info: the emulator's blocks × tokens per block.
+        long capacity = (long) EmulatedReplica.DEFAULT_CACHE_BLOCKS
+            * ((EmulatedReplica.DEFAULT_BLOCK_CHARS + 3) / 4);
+        assertThat(load.kvCapacityTokens()).isEqualTo(capacity);
         now.addAndGet(1000);
         client.chat(chat("hello there"));
         assertThat(client.fleet().replicas().get(0).reportAge())
             .as("refreshed by the response header").isEqualTo(Duration.ZERO);
+        assertThat(client.fleet().replicas().get(0).kvCapacityTokens())
+            .as("kept through the header report").isEqualTo(capacity);
       }
     }
   }

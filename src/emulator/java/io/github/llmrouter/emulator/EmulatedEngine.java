@@ -244,6 +244,10 @@ final class EmulatedEngine {
         waiting.get());
     gauge(s, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels,
         cacheUsage());
+    // vLLM's configuration info: labels carry the cache's size, the value is always 1.
+    gauge(s, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig",
+        "{block_size=\"" + tokens(cache.blockChars()) + "\",engine=\"0\",num_gpu_blocks=\""
+            + cache.capacity() + "\"}", 1);
     counter(s, "vllm:prefix_cache_queries",
         "Prefix cache queries, in terms of number of queried tokens.", labels,
         queriedTokens.sum());

@@ -7,24 +7,28 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Which metric names an inference engine uses for its waiting queue, running batch, KV-cache
- * usage and queue-time histogram, and how to read them from a {@code /metrics} exposition.
- * Immutable.
+ * usage and capacity and queue-time histogram, and how to read them from a {@code /metrics}
+ * exposition. Immutable.
  *
  * <table>
  *   <caption>Built-in dialects</caption>
- *   <tr><th>dialect</th><th>waiting</th><th>running</th><th>KV usage</th><th>queue time</th></tr>
+ *   <tr><th>dialect</th><th>waiting</th><th>running</th><th>KV usage</th><th>KV capacity</th>
+ *       <th>queue time</th></tr>
  *   <tr><td>{@link #VLLM}</td><td>{@code vllm:num_requests_waiting}</td>
  *       <td>{@code vllm:num_requests_running}</td>
  *       <td>{@code vllm:kv_cache_usage_perc}, older {@code vllm:gpu_cache_usage_perc}</td>
+ *       <td>{@code vllm:cache_config_info}'s {@code num_gpu_blocks} × {@code block_size}</td>
  *       <td>{@code vllm:request_queue_time_seconds}</td></tr>
  *   <tr><td>{@link #SGLANG}</td><td>{@code sglang:num_queue_reqs}</td>
  *       <td>{@code sglang:num_running_reqs}</td><td>{@code sglang:token_usage}</td>
+ *       <td>{@code sglang:max_total_num_tokens}</td>
  *       <td>{@code sglang:queue_time_seconds}</td></tr>
  *   <tr><td>{@link #TGI}</td><td>{@code tgi_queue_size}</td><td>{@code tgi_batch_current_size}</td>
- *       <td>—</td><td>{@code tgi_request_queue_duration}</td></tr>
+ *       <td>—</td><td>—</td><td>{@code tgi_request_queue_duration}</td></tr>
  *   <tr><td>{@link #LLAMA_CPP}</td><td>{@code llamacpp:requests_deferred}</td>
  *       <td>{@code llamacpp:requests_processing}</td>
- *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td><td>—</td></tr>
+ *       <td>{@code llamacpp:kv_cache_usage_ratio} (when the server exports it)</td>
+ *       <td>— (only in {@code /props} and {@code /slots})</td><td>—</td></tr>
  * </table>
  *
  * <p>Requests awaiting their first token: vLLM exports no gauge of them, but its counters give
@@ -34,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  * counters, they are the waiting requests.
  *
  * <p>Counts are summed over all series of a metric (a vLLM replica running several engines
- * exports one series per {@code engine} label); KV usage is the mean over series. Of a queue-time
+ * exports one series per {@code engine} label); KV usage is the mean over series, KV capacity the
+ * sum (each engine has its own cache), unknown if any series lacks it. Of a queue-time
  * histogram only the {@code _sum} and {@code _count} series are read, summed the same way. With a
  * model name set (see {@code LoadMonitoring.Builder#modelName}), only series whose {@code
  * model_name} label equals it count. {@link #AUTO} picks the first built-in dialect whose waiting
@@ -51,22 +56,23 @@ public final class EngineDialect {
       List.of("vllm:num_requests_waiting"), List.of("vllm:num_requests_running"),
       List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
       List.of("vllm:request_queue_time_seconds"), "vllm:time_to_first_token_seconds_count",
-      "vllm:request_success_total");
+      "vllm:request_success_total", KvCapacity.VLLM_CACHE_CONFIG);
   /** SGLang. */
   public static final EngineDialect SGLANG = new EngineDialect("SGLang",
       List.of("sglang:num_queue_reqs"), List.of("sglang:num_running_reqs"),
-      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"), null, null);
+      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"), null, null,
+      KvCapacity.gauge("sglang:max_total_num_tokens"));
   /** Hugging Face Text Generation Inference. */
   public static final EngineDialect TGI = new EngineDialect("TGI", List.of("tgi_queue_size"),
       List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"), null,
-      null);
+      null, KvCapacity.NONE);
   /** llama.cpp server ({@code --metrics}). */
   public static final EngineDialect LLAMA_CPP = new EngineDialect("llama.cpp",
       List.of("llamacpp:requests_deferred"), List.of("llamacpp:requests_processing"),
-      List.of("llamacpp:kv_cache_usage_ratio"), List.of(), null, null);
+      List.of("llamacpp:kv_cache_usage_ratio"), List.of(), null, null, KvCapacity.NONE);
   /** Detects the engine from the metric names present, trying vLLM, SGLang, TGI, llama.cpp. */
   public static final EngineDialect AUTO = new EngineDialect("auto", List.of(), List.of(),
-      List.of(), List.of(), null, null);
+      List.of(), List.of(), null, null, KvCapacity.NONE);
 
   private static final List<EngineDialect> BUILT_IN = List.of(VLLM, SGLANG, TGI, LLAMA_CPP);
   private static final String MODEL_LABEL = "model_name";
@@ -80,10 +86,11 @@ public final class EngineDialect {
   /** Counters of requests that produced a first token, and that finished; null if none. */
   private final @Nullable String firstTokens;
   private final @Nullable String finished;
+  private final KvCapacity kvCapacity;
 
   private EngineDialect(String name, List<String> waiting, List<String> running,
       List<String> kvUsage, List<String> queueTime, @Nullable String firstTokens,
-      @Nullable String finished) {
+      @Nullable String finished, KvCapacity kvCapacity) {
     this.name = name;
     this.waiting = waiting;
     this.running = running;
@@ -91,6 +98,7 @@ public final class EngineDialect {
     this.queueTime = queueTime;
     this.firstTokens = firstTokens;
     this.finished = finished;
+    this.kvCapacity = kvCapacity;
   }
 
   /**
@@ -124,7 +132,7 @@ public final class EngineDialect {
     requireNonNull(name, "name");
     requireNonNull(waitingMetric, "waitingMetric");
     return new EngineDialect(name, List.of(waitingMetric), optional(runningMetric),
-        optional(kvUsageMetric), optional(queueTimeHistogram), null, null);
+        optional(kvUsageMetric), optional(queueTimeHistogram), null, null, KvCapacity.NONE);
   }
 
   private static List<String> optional(@Nullable String metric) {
@@ -202,11 +210,12 @@ public final class EngineDialect {
     return new LoadReport(waitingCount, runningCount, awaiting,
         kv == null ? Double.NaN
             : LoadReport.fraction(metrics.mean(kv, modelLabel(metrics, kv, label), modelName)),
-        queueTimeSum, queueTimeCount, receivedNanos, LoadReport.Source.SCRAPE);
+        queueTimeSum, queueTimeCount, receivedNanos, LoadReport.Source.SCRAPE,
+        d.kvCapacity.read(metrics, label, modelName));
   }
 
   /** Filter on the model label only if the metric carries it (TGI and llama.cpp do not). */
-  private static @Nullable String modelLabel(ParsedMetrics m, String metric,
+  static @Nullable String modelLabel(ParsedMetrics m, String metric,
       @Nullable String label) {
     if (label == null) return null;
     for (MetricSample s : m.samples(metric)) if (s.label(label) != null) return label;

@@ -72,7 +72,8 @@ public final class InFlightCounter {
    * completion does not count against the reported queue.
    *
    * <p>A report with queue-time totals also updates the replica's recent queue wait (see {@link
-   * QueueWait}); one without them (a response header) carries the estimate forward.
+   * QueueWait}); one without them (a response header) carries the estimate forward, as it does
+   * the KV capacity, which only scrapes carry.
    */
   void publish(LoadReport r, boolean fromResponse) {
     long d = dispatched;
@@ -83,8 +84,10 @@ public final class InFlightCounter {
     }
     Published previous = report;
     QueueWait wait = QueueWait.next(previous == null ? null : previous.queueWait(), r);
+    long capacity = r.kvCapacityTokens() >= 0 || previous == null ? r.kvCapacityTokens()
+        : previous.kvCapacityTokens();
     report = new Published(r, r.waiting(), r.running(), r.awaitingFirstToken(), r.kvUsage(),
-        wait.seconds(), r.receivedNanos(), inFlight, d, wait);
+        wait.seconds(), r.receivedNanos(), inFlight, d, wait, capacity);
   }
 
   /**
@@ -94,5 +97,5 @@ public final class InFlightCounter {
   record Published(LoadReport report, int waiting, int running, int awaitingFirstToken,
       double kvUsage,
       double queueWaitSeconds, long receivedNanos, int inFlightAtReport, long dispatchedAtReport,
-      QueueWait queueWait) {}
+      QueueWait queueWait, long kvCapacityTokens) {}
 }

@@ -2,8 +2,8 @@ package io.github.llmrouter.load;
 
 /**
  * What one replica said about its load at one moment: requests waiting to be scheduled, requests
- * running in the batch, KV-cache usage, and the running totals of its queue-time histogram. Any
- * of them may be unknown (a source that does not carry it). Immutable.
+ * running in the batch, KV-cache usage and capacity, and the running totals of its queue-time
+ * histogram. Any of them may be unknown (a source that does not carry it). Immutable.
  *
  * @param waiting requests waiting in the replica's queue, or -1 if unknown
  * @param running requests in the replica's running batch, or -1 if unknown
@@ -18,9 +18,12 @@ package io.github.llmrouter.load;
  *     unknown; successive reports give the mean wait of the requests admitted between them
  * @param receivedNanos when the report was received, on the client's {@code Ticker}
  * @param source where it came from
+ * @param kvCapacityTokens tokens the replica's KV cache holds when full (vLLM: {@code
+ *     num_gpu_blocks × block_size}; SGLang: {@code max_total_num_tokens}), or -1 if unknown
  */
 public record LoadReport(int waiting, int running, int awaitingFirstToken, double kvUsage,
-    double queueTimeSum, double queueTimeCount, long receivedNanos, Source source) {
+    double queueTimeSum, double queueTimeCount, long receivedNanos, Source source,
+    long kvCapacityTokens) {
   /** Where a report came from. */
   public enum Source {
     /** The replica's Prometheus {@code /metrics}. */
@@ -40,8 +43,9 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
    * @param queueTimeCount the histogram's count, or NaN if unknown
    * @param receivedNanos when the report was received, on the client's ticker
    * @param source where it came from; not null
-   * @throws IllegalArgumentException if a count is below -1, {@code kvUsage} is outside [0, 1],
-   *     or the queue-time totals are negative, infinite or only half known
+   * @param kvCapacityTokens the KV cache's capacity in tokens, or -1 if unknown
+   * @throws IllegalArgumentException if a count or the capacity is below -1, {@code kvUsage} is
+   *     outside [0, 1], or the queue-time totals are negative, infinite or only half known
    */
   public LoadReport {
     if (waiting < -1) throw new IllegalArgumentException("waiting must be >= -1, got " + waiting);
@@ -63,6 +67,27 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
           + " got " + queueTimeSum + " and " + queueTimeCount);
     }
     java.util.Objects.requireNonNull(source, "source");
+    if (kvCapacityTokens < -1) {
+      throw new IllegalArgumentException("kvCapacityTokens must be >= -1, got " + kvCapacityTokens);
+    }
+  }
+
+  /**
+   * A report whose KV capacity is unknown.
+   *
+   * @param waiting requests waiting, or -1 if unknown
+   * @param running requests running, or -1 if unknown
+   * @param awaitingFirstToken requests without their first token yet, or -1 if unknown
+   * @param kvUsage KV-cache usage in [0, 1], or NaN if unknown
+   * @param queueTimeSum the queue-time histogram's sum in seconds, or NaN if unknown
+   * @param queueTimeCount the histogram's count, or NaN if unknown
+   * @param receivedNanos when the report was received, on the client's ticker
+   * @param source where it came from; not null
+   */
+  public LoadReport(int waiting, int running, int awaitingFirstToken, double kvUsage,
+      double queueTimeSum, double queueTimeCount, long receivedNanos, Source source) {
+    this(waiting, running, awaitingFirstToken, kvUsage, queueTimeSum, queueTimeCount,
+        receivedNanos, source, -1);
   }
 
   /**
@@ -107,6 +132,15 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
   static int count(double v) {
     if (!(v >= 0) || v == Double.POSITIVE_INFINITY) return -1;
     return v >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.round(v);
+  }
+
+  /**
+   * A reported capacity in tokens: -1 (unknown) unless finite and at least 1 (an engine with no
+   * KV cache at all does not serve); capped at {@link Long#MAX_VALUE}.
+   */
+  static long tokens(double v) {
+    if (!(v >= 1) || v == Double.POSITIVE_INFINITY) return -1;
+    return v >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.round(v);
   }
 
   /**

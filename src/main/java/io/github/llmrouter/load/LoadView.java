@@ -51,6 +51,17 @@ public interface LoadView {
   }
 
   /**
+   * Tokens the replica's KV cache holds when full, from a fresh report; -1 when unknown (engines
+   * that do not report it are listed in {@link EngineDialect}).
+   *
+   * @param index the replica's position in the snapshot this view describes
+   * @return the KV-cache capacity in tokens, or -1 when unknown
+   */
+  default long kvCapacityTokens(int index) {
+    return -1;
+  }
+
+  /**
    * Requests in the replica's running batch, from a fresh report; -1 when unknown. With {@link
    * #effectiveQueue(int, long)} it is the replica's whole load, every client's requests included.
    *

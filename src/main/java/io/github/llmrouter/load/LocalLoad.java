@@ -184,6 +184,12 @@ public final class LocalLoad implements LoadView {
   }
 
   @Override
+  public long kvCapacityTokens(int index) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, ticker.read()) ? -1 : p.kvCapacityTokens();
+  }
+
+  @Override
   public double kvUsage(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
     return p == null || isStale(p, now) ? Double.NaN : p.kvUsage();

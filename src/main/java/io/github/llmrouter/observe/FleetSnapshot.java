@@ -82,7 +82,8 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
       list.add(new ReplicaLoad(load.replicas().get(i).id(),
           last == null ? -1 : last.waiting(), q, last == null ? -1 : last.running(), kv,
           last == null ? null : Duration.ofNanos(Math.max(0, now - last.receivedNanos())), fresh,
-          load.inFlight(i), load.dispatchedSinceReport(i), load.completedSinceReport(i), sat));
+          load.inFlight(i), load.dispatchedSinceReport(i), load.completedSinceReport(i), sat,
+          load.kvCapacityTokens(i)));
     }
     return new FleetSnapshot(list, total, reporting == 0 ? 0 : (double) total / reporting,
         reporting, saturated, saturation.queueThreshold(), saturation.kvUsageThreshold(),
@@ -126,10 +127,13 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
    * @param dispatchedSinceReport this client's requests sent to it since the report
    * @param completedSinceReport this client's requests completed on it since the report
    * @param saturated whether it is at or above a threshold
+   * @param kvCapacityTokens tokens its KV cache holds when full, from a fresh scrape; -1 if
+   *     unknown (see {@link io.github.llmrouter.load.EngineDialect} for which engines report it)
    */
   public record ReplicaLoad(String replicaId, int reportedWaiting, int effectiveQueue, int running,
       double kvUsage, @Nullable Duration reportAge, boolean fresh, int inFlight,
-      long dispatchedSinceReport, long completedSinceReport, boolean saturated) {
+      long dispatchedSinceReport, long completedSinceReport, boolean saturated,
+      long kvCapacityTokens) {
     /**
      * Creates one replica's entry.
      *
@@ -144,9 +148,32 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
      * @param dispatchedSinceReport this client's requests sent to it since the report
      * @param completedSinceReport this client's requests completed on it since the report
      * @param saturated whether it is at or above a threshold
+     * @param kvCapacityTokens its KV cache's capacity in tokens, -1 if unknown
      */
     public ReplicaLoad {
       requireNonNull(replicaId, "replicaId");
+    }
+
+    /**
+     * Creates one replica's entry whose KV capacity is unknown.
+     *
+     * @param replicaId the replica's id
+     * @param reportedWaiting waiting requests in its latest report, -1 if none or unknown
+     * @param effectiveQueue its effective queue, -1 if unknown (no fresh report)
+     * @param running running requests in its latest report, -1 if none or unknown
+     * @param kvUsage KV-cache usage in its latest fresh report, NaN if unknown
+     * @param reportAge the age of its latest report, null if it never reported
+     * @param fresh whether that report is younger than the staleness limit
+     * @param inFlight this client's requests in flight on it
+     * @param dispatchedSinceReport this client's requests sent to it since the report
+     * @param completedSinceReport this client's requests completed on it since the report
+     * @param saturated whether it is at or above a threshold
+     */
+    public ReplicaLoad(String replicaId, int reportedWaiting, int effectiveQueue, int running,
+        double kvUsage, @Nullable Duration reportAge, boolean fresh, int inFlight,
+        long dispatchedSinceReport, long completedSinceReport, boolean saturated) {
+      this(replicaId, reportedWaiting, effectiveQueue, running, kvUsage, reportAge, fresh,
+          inFlight, dispatchedSinceReport, completedSinceReport, saturated, -1);
     }
   }
 }

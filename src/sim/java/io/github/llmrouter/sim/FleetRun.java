@@ -167,7 +167,8 @@ final class FleetRun {
         ReplicaEngine e = engines[r];
         loads[c].publish(r, new LoadReport(e.waitingCount(), e.runningCount(),
             e.awaitingFirstTokenCount(), e.cache().usage(), e.queueTimeSum(), e.admittedCount(),
-            clock.read(), LoadReport.Source.SCRAPE), false);
+            clock.read(), LoadReport.Source.SCRAPE,
+            (long) e.cache().capacity() * trace.blockTokens()), false);
       }
       nextScrape[c] = s + settings.scrapeInterval();
     }

@@ -3,6 +3,8 @@ package io.github.llmrouter.emulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.llmrouter.load.EngineDialect;
+import io.github.llmrouter.load.PrometheusText;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -297,14 +299,19 @@ class EmulatedReplicaTest {
     postJson(r, "/v1/chat/completions", body);
 
     Map<String, Double> samples = new HashMap<>();
+    String text;
     try (Response response = get(r, "/metrics")) {
       assertThat(response.code()).isEqualTo(200);
       assertThat(response.header("Content-Type")).startsWith("text/plain");
-      for (String line : response.body().string().split("\n")) {
+      text = response.body().string();
+      for (String line : text.split("\n")) {
         if (line.startsWith("#") || line.isBlank()) continue;
         int space = line.lastIndexOf(' ');
         String series = line.substring(0, space);
-        assertThat(series).contains("model_name=\"llama\"");
+        // vLLM's configuration info carries the engine, not the model.
+        if (!series.startsWith("vllm:cache_config_info")) {
+          assertThat(series).contains("model_name=\"llama\"");
+        }
         samples.put(series.substring(0, series.indexOf('{')),
             Double.parseDouble(line.substring(space + 1)));
       }
@@ -327,6 +334,12 @@ class EmulatedReplicaTest {
         .isEqualTo(2.0 * ((promptChars + 3) / 4));
     assertThat(samples.get("vllm:prefix_cache_hits_total"))
         .isEqualTo(blocks * EmulatedReplica.DEFAULT_BLOCK_CHARS / 4.0);
+    assertThat(samples.get("vllm:cache_config_info")).isEqualTo(1.0);
+    assertThat(io.github.llmrouter.load.EngineDialect.VLLM.read(
+            io.github.llmrouter.load.PrometheusText.parse(text), "llama", 0).kvCapacityTokens())
+        .as("the KV capacity a client reads, in tokens")
+        .isEqualTo((long) EmulatedReplica.DEFAULT_CACHE_BLOCKS
+            * EmulatedEngine.tokens(EmulatedReplica.DEFAULT_BLOCK_CHARS));
     assertThat(r.stats().metricsRequests()).isEqualTo(1);
   }
 

@@ -85,7 +85,9 @@ class PrometheusTextTest {
     void vllmSumsQueuesOverEnginesAndAveragesKvUsage() {
       LoadReport r = EngineDialect.AUTO.read(PrometheusText.parse(fixture("vllm.txt")), null, 7);
       // Queue-time histogram: _sum and _count summed over engines, buckets ignored.
-      assertThat(r).isEqualTo(new LoadReport(5, 22, 0.6, 20.0, 100.0, 7, LoadReport.Source.SCRAPE));
+      // KV capacity: each engine's num_gpu_blocks × block_size, summed.
+      assertThat(r).isEqualTo(new LoadReport(5, 22, 5, 0.6, 20.0, 100.0, 7,
+          LoadReport.Source.SCRAPE, (27_000 + 26_500) * 16L));
       assertThat(EngineDialect.AUTO.detect(PrometheusText.parse(fixture("vllm.txt"))))
           .isSameAs(EngineDialect.VLLM);
     }
@@ -104,7 +106,47 @@ class PrometheusTextTest {
       ParsedMetrics m = PrometheusText.parse(fixture("sglang.txt"));
       assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.SGLANG);
       assertThat(EngineDialect.AUTO.read(m, null, 0))
-          .isEqualTo(new LoadReport(6, 28, 0.28, 2.0, 8.0, 0, LoadReport.Source.SCRAPE));
+          .isEqualTo(new LoadReport(6, 28, 6, 0.28, 2.0, 8.0, 0, LoadReport.Source.SCRAPE,
+              161_721));
+    }
+
+    @Test
+    void kvCapacityThatIsAbsentMalformedOrPartialIsUnknown() {
+      String vllm = "vllm:num_requests_waiting 1\n";
+      String info = "vllm:cache_config_info{block_size=\"%s\",engine=\"%s\",num_gpu_blocks=\"%s\"} 1\n";
+      assertThat(capacity(EngineDialect.VLLM, vllm)).as("absent").isEqualTo(-1);
+      assertThat(capacity(EngineDialect.VLLM, vllm + String.format(info, "16", "0", "100")))
+          .isEqualTo(1600);
+      for (String[] bad : new String[][] {{"16", "None"}, {"x", "100"}, {"0", "100"},
+          {"16", "-5"}, {"16", "1.5"}, {"16", ""}, {"4611686018427387904", "4"}}) {
+        assertThat(capacity(EngineDialect.VLLM, vllm + String.format(info, bad[0], "0", bad[1])))
+            .as("block_size %s, num_gpu_blocks %s", bad[0], bad[1]).isEqualTo(-1);
+      }
+      assertThat(capacity(EngineDialect.VLLM, vllm + String.format(info, "16", "0", "100")
+          + "vllm:cache_config_info{engine=\"1\",block_size=\"16\"} 1\n"))
+          .as("one engine's capacity missing").isEqualTo(-1);
+      String sglang = "sglang:num_queue_reqs 1\n";
+      assertThat(capacity(EngineDialect.SGLANG, sglang)).isEqualTo(-1);
+      for (String bad : new String[] {"NaN", "-1", "0", "+Inf", "0.5"}) {
+        assertThat(capacity(EngineDialect.SGLANG, sglang + "sglang:max_total_num_tokens " + bad
+            + "\n")).as(bad).isEqualTo(-1);
+      }
+      assertThat(capacity(EngineDialect.SGLANG, sglang + "sglang:max_total_num_tokens 1e6\n"))
+          .isEqualTo(1_000_000);
+      assertThat(capacity(EngineDialect.LLAMA_CPP, "llamacpp:requests_deferred 0\n"))
+          .isEqualTo(-1);
+      // With a model filter, only that model's series count, where the metric carries the label.
+      String two = "sglang:num_queue_reqs{model_name=\"a\"} 1\n"
+          + "sglang:max_total_num_tokens{model_name=\"a\"} 1000\n"
+          + "sglang:max_total_num_tokens{model_name=\"b\"} 3000\n";
+      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(two), "a", 0).kvCapacityTokens())
+          .isEqualTo(1000);
+      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(two), null, 0).kvCapacityTokens())
+          .isEqualTo(4000);
+    }
+
+    private long capacity(EngineDialect d, String text) {
+      return d.read(PrometheusText.parse(text), null, 0).kvCapacityTokens();
     }
 
     @Test

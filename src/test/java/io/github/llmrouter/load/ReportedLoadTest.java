@@ -1,6 +1,7 @@
 package io.github.llmrouter.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -37,6 +38,22 @@ class ReportedLoadTest {
     assertThat(load.running(1, load.now())).as("B never reported").isEqualTo(-1);
     now.addAndGet(TimeUnit.SECONDS.toNanos(3) + 1);
     assertThat(load.running(0, load.now())).as("stale").isEqualTo(-1);
+  }
+
+  @Test
+  void theKvCapacityComesFromAFreshScrapeAndOutlivesTheHeaderReportsBetweenScrapes() {
+    assertThat(load.kvCapacityTokens(0)).as("no report").isEqualTo(-1);
+    load.publish(0, new LoadReport(2, 1, 2, 0.3, Double.NaN, Double.NaN, now.get(),
+        LoadReport.Source.SCRAPE, 480_000), false);
+    assertThat(load.kvCapacityTokens(0)).isEqualTo(480_000);
+    assertThat(load.kvCapacityTokens(1)).as("B never reported").isEqualTo(-1);
+    load.publish(0, new LoadReport(4, -1, Double.NaN, now.get(), LoadReport.Source.HEADER), true);
+    assertThat(load.kvCapacityTokens(0)).as("a header carries none").isEqualTo(480_000);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(3) + 1);
+    assertThat(load.kvCapacityTokens(0)).as("stale").isEqualTo(-1);
+    assertThatThrownBy(() -> new LoadReport(0, 0, 0, 0.1, Double.NaN, Double.NaN, 0,
+        LoadReport.Source.SCRAPE, -2)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("kvCapacityTokens");
   }
 
   @Test

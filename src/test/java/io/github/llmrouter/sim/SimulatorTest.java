@@ -116,6 +116,7 @@ class SimulatorTest {
   private static final class RecordingPolicy implements RoutingPolicy {
     final List<RoutingRequest> requests = new ArrayList<>();
     final List<String> events = new ArrayList<>();
+    final java.util.Set<Long> capacities = new java.util.HashSet<>();
     long cachedTokens;
     long promptTokens;
     long lastEventNanos;
@@ -125,6 +126,7 @@ class SimulatorTest {
     public ReplicaPicker newPicker(ReplicaSet replicas) {
       return (request, load) -> {
         requests.add(request);
+        capacities.add(load.kvCapacityTokens(0));
         int id = requests.size() - 1;
         return new Ranking() {
           private int served = -1;
@@ -190,6 +192,17 @@ class SimulatorTest {
     assertThat(a.hash(1)).isEqualTo(b.hash(1));
     assertThat(a.hash(2)).isNotEqualTo(b.hash(2));
     assertThat(a.hash(1)).isNotEqualTo(c.hash(1));
+  }
+
+  @Test
+  void scrapesCarryEachReplicasKvCapacityAsVllmReportsIt() {
+    RecordingPolicy recording = new RecordingPolicy();
+    Trace small = chat.first(100);
+    Simulator.builder().policies(List.of(SimulatedPolicy.of("recording", c -> recording)))
+        .threads(1).build().run(small);
+    long blocks = EngineProfile.DEFAULT_CACHE_TOKENS / small.blockTokens();
+    // Unknown until the first scrape, then the profile's cache in whole blocks.
+    assertThat(recording.capacities).containsOnly(-1L, blocks * small.blockTokens());
   }
 
   @Test
