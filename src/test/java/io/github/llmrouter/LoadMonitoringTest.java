@@ -240,6 +240,24 @@ class LoadMonitoringTest {
             .as("kept through the header report").isEqualTo(capacity);
       }
     }
+
+    @Test
+    void anEmulatedSglangReplicaReportsTheSameFiguresInItsOwnNames() throws Exception {
+      try (EmulatedReplica replica = EmulatedReplica.builder().instant()
+          .metrics(EmulatedReplica.Metrics.SGLANG).build().start()) {
+        client = LlmClient.builder().replicas(replica.baseUrl()).ticker(now::get)
+            .loadMonitoring(scrapeOnDemand()).build();
+        client.chat(chat("fill some of the cache ".repeat(40)));
+        client.scrapeLoadNow().get(10, TimeUnit.SECONDS);
+        FleetSnapshot.ReplicaLoad load = client.fleet().replicas().get(0);
+        assertThat(load.fresh()).isTrue();
+        assertThat(load.reportedWaiting()).isZero();
+        assertThat(load.running()).isZero();
+        assertThat(load.kvUsage()).isGreaterThan(0.0).isLessThan(1.0);
+        assertThat(load.kvCapacityTokens()).isEqualTo((long) EmulatedReplica.DEFAULT_CACHE_BLOCKS
+            * ((EmulatedReplica.DEFAULT_BLOCK_CHARS + 3) / 4));
+      }
+    }
   }
 
   @Nested

@@ -57,10 +57,13 @@ final class EmulatedEngine {
   private final LongAdder hitTokens = new LongAdder();
   private final LongAdder queueNanos = new LongAdder();
   private final LongAdder admitted = new LongAdder();
+  private final EmulatedReplica.Metrics metrics;
 
   EmulatedEngine(String id, List<String> models, int blockChars, int cacheBlocks, int maxRunning,
-      long baseNanos, long prefillNanosPerChar, long decodeNanos, int defaultMaxTokens) {
+      long baseNanos, long prefillNanosPerChar, long decodeNanos, int defaultMaxTokens,
+      EmulatedReplica.Metrics metrics) {
     this.id = id;
+    this.metrics = metrics;
     this.models = models;
     this.cache = new EmulatedPrefixCache(blockChars, cacheBlocks);
     this.slots = new Semaphore(maxRunning, true); // fair: waiting requests are served FIFO
@@ -236,6 +239,27 @@ final class EmulatedEngine {
    * counters, so a scraper tested against this parses the real thing.
    */
   String metricsText() {
+    return metrics == EmulatedReplica.Metrics.SGLANG ? sglangMetricsText() : vllmMetricsText();
+  }
+
+  /** SGLang's names: one series per metric, labelled with the model name only. */
+  private String sglangMetricsText() {
+    String labels = "{model_name=\"" + escapeLabel(models.get(0)) + "\"}";
+    StringBuilder s = new StringBuilder(1024);
+    gauge(s, "sglang:num_running_reqs", "The number of running requests.", labels, running.get());
+    gauge(s, "sglang:num_queue_reqs", "The number of requests in the waiting queue.", labels,
+        waiting.get());
+    gauge(s, "sglang:token_usage", "The token usage.", labels, cacheUsage());
+    gauge(s, "sglang:max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.",
+        labels, (double) cache.capacity() * tokens(cache.blockChars()));
+    long count = admitted.sum();
+    histogram(s, "sglang:queue_time_seconds", "Histogram of queueing time in seconds.", labels,
+        "{le=\"+Inf\",model_name=\"" + escapeLabel(models.get(0)) + "\"}", count,
+        queueNanos.sum() / 1e9);
+    return s.toString();
+  }
+
+  private String vllmMetricsText() {
     String labels = "{engine=\"0\",model_name=\"" + escapeLabel(models.get(0)) + "\"}";
     StringBuilder s = new StringBuilder(1024);
     gauge(s, "vllm:num_requests_running", "Number of requests in model execution batches.",
@@ -256,17 +280,22 @@ final class EmulatedEngine {
     // Read the count first: a request admitted between the two reads then adds to the sum only,
     // which errs towards a longer wait rather than a division by a count the sum lacks.
     long count = admitted.sum();
-    double seconds = queueNanos.sum() / 1e9;
-    String name = "vllm:request_queue_time_seconds";
-    String bucketLabels = "{engine=\"0\",le=\"+Inf\",model_name=\""
-        + escapeLabel(models.get(0)) + "\"}";
-    s.append("# HELP ").append(name).append(" Histogram of time spent in WAITING phase for request.\n");
+    histogram(s, "vllm:request_queue_time_seconds",
+        "Histogram of time spent in WAITING phase for request.", labels,
+        "{engine=\"0\",le=\"+Inf\",model_name=\"" + escapeLabel(models.get(0)) + "\"}", count,
+        queueNanos.sum() / 1e9);
+    return s.toString();
+  }
+
+  /** A histogram of one +Inf bucket: what a scraper reads of it is its count and sum. */
+  private static void histogram(StringBuilder s, String name, String help, String labels,
+      String bucketLabels, long count, double sum) {
+    s.append("# HELP ").append(name).append(' ').append(help).append('\n');
     s.append("# TYPE ").append(name).append(" histogram\n");
     s.append(name).append("_bucket").append(bucketLabels).append(' ').append(number(count))
         .append('\n');
     s.append(name).append("_count").append(labels).append(' ').append(number(count)).append('\n');
-    s.append(name).append("_sum").append(labels).append(' ').append(number(seconds)).append('\n');
-    return s.toString();
+    s.append(name).append("_sum").append(labels).append(' ').append(number(sum)).append('\n');
   }
 
   private static void gauge(StringBuilder s, String name, String help, String labels, double v) {

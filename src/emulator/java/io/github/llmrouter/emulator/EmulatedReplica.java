@@ -112,7 +112,7 @@ public final class EmulatedReplica implements AutoCloseable {
     List<String> models = b.models.isEmpty() ? List.of(DEFAULT_MODEL) : List.copyOf(b.models);
     this.engine = new EmulatedEngine(b.id != null ? b.id : "emulated-unstarted", models,
         b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(), b.prefillNanosPerChar,
-        b.decodeInterval.toNanos(), b.defaultMaxTokens);
+        b.decodeInterval.toNanos(), b.defaultMaxTokens, b.metrics);
   }
 
   /** A builder with every default; see the {@code DEFAULT_*} constants. */
@@ -317,6 +317,22 @@ public final class EmulatedReplica implements AutoCloseable {
     };
   }
 
+  /** The engine whose metrics an emulated replica exports. */
+  public enum Metrics {
+    /**
+     * vLLM v1: {@code vllm:num_requests_waiting}, {@code vllm:num_requests_running}, {@code
+     * vllm:kv_cache_usage_perc}, {@code vllm:cache_config_info}, the prefix-cache counters and
+     * {@code vllm:request_queue_time_seconds}.
+     */
+    VLLM,
+    /**
+     * SGLang: {@code sglang:num_queue_reqs}, {@code sglang:num_running_reqs}, {@code
+     * sglang:token_usage}, {@code sglang:max_total_num_tokens} and {@code
+     * sglang:queue_time_seconds}.
+     */
+    SGLANG
+  }
+
   /**
    * Builds an {@link EmulatedReplica}; every knob has a {@code DEFAULT_*} constant and is
    * validated when set, with a message naming the knob and its range. Not thread-safe.
@@ -334,8 +350,15 @@ public final class EmulatedReplica implements AutoCloseable {
     private int defaultMaxTokens = DEFAULT_MAX_TOKENS;
     private boolean closeAfterStreams;
     private Duration idleConnectionTimeout = Duration.ZERO;
+    private Metrics metrics = Metrics.VLLM;
 
     private Builder() {}
+
+    /** The engine whose {@code /metrics} names and labels it exports; default {@link Metrics#VLLM}. */
+    public Builder metrics(Metrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics");
+      return this;
+    }
 
     /**
      * Closes each connection right after a streamed response, although the response announced
