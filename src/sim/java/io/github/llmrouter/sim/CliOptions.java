@@ -23,6 +23,9 @@ final class CliOptions {
   String policies = "all";
   long seed = Simulator.DEFAULT_SEED;
   int threads = Runtime.getRuntime().availableProcessors();
+  EngineProfile profile = EngineProfile.llama31_8bH100();
+  /** Each replica's KV cache in tokens instead of the profile's; 0 for the profile's. */
+  int kvCacheTokens;
   /** Settings passed to the simulator as they are (validated here by option name). */
   final Simulator.Builder simulator = Simulator.builder();
 
@@ -45,7 +48,8 @@ final class CliOptions {
         case "--window" -> o.window = window(value(args, ++i, a));
         case "--key-blocks" -> o.simulator.keyBlocks(integer(args, ++i, a, 1, 64));
         case "--session-keys" -> o.simulator.sessionKeys(true);
-        case "--profile" -> o.simulator.profile(EngineProfile.named(value(args, ++i, a)));
+        case "--profile" -> o.profile = EngineProfile.named(value(args, ++i, a));
+        case "--kv-cache-tokens" -> o.kvCacheTokens = integer(args, ++i, a, 1024, 1_000_000_000);
         case "--slo" -> o.simulator.ttftSloSeconds(decimal(args, ++i, a, 0, false, 3600));
         case "--seed" -> o.seed = longValue(args, ++i, a);
         case "--threads" -> o.threads = integer(args, ++i, a, 1, 64);
@@ -77,6 +81,8 @@ final class CliOptions {
       throw new IllegalArgumentException(
           "--table runs every workload at its own rates: it takes no --synthetic, --sweep or --window");
     }
+    o.simulator.profile(o.kvCacheTokens == 0 ? o.profile
+        : o.profile.toBuilder().cacheTokens(o.kvCacheTokens).build());
     o.simulator.seed(o.seed).threads(o.threads);
     o.simulator.policies(SimulatedPolicy.parse(o.policies, o.seed));
     return o;

@@ -116,6 +116,21 @@ class HtmlReportAndCliTest {
     assertThatThrownBy(() -> run("--synthetic", "chat")).hasMessageContaining("unknown workload 'chat'");
     assertThatThrownBy(() -> run("--table", "--sweep", "1,2")).hasMessageContaining("--table");
     assertThatThrownBy(() -> run("--rate")).hasMessage("--rate needs a value");
+    assertThatThrownBy(() -> run("--kv-cache-tokens", "100"))
+        .hasMessage("--kv-cache-tokens must be in [1024, 1000000000], got 100");
+  }
+
+  @Test
+  void aLargerKvCacheIsASettingOfTheProfile() {
+    CliOptions o = CliOptions.parse(new String[] {"--profile", "l4-8b", "--kv-cache-tokens",
+        "2000000"});
+    EngineProfile profile = o.simulator.build().settings().profile();
+    assertThat(profile.cacheTokens()).isEqualTo(2_000_000);
+    assertThat(profile.name()).isEqualTo(EngineProfile.named("l4-8b").name());
+    assertThat(profile.prefillTokensPerSecond())
+        .isEqualTo(EngineProfile.named("l4-8b").prefillTokensPerSecond());
+    assertThat(CliOptions.parse(new String[0]).simulator.build().settings().profile()
+        .cacheTokens()).isEqualTo(EngineProfile.DEFAULT_CACHE_TOKENS);
   }
 
   @Test
