@@ -48,8 +48,7 @@ class LlamaCppIT {
 
   @BeforeAll
   static void startServers() {
-    LlamaServers.engine(); // skips (or, under CI, fails) here when there is no engine
-    for (int i = 0; i < 3; i++) servers.add(LlamaServers.Server.start("r" + i));
+    servers.addAll(LlamaServers.start(3, "r"));
   }
 
   @AfterAll
@@ -64,11 +63,7 @@ class LlamaCppIT {
   }
 
   private static List<Replica> fleet() {
-    List<Replica> replicas = new ArrayList<>();
-    for (LlamaServers.Server s : servers) {
-      replicas.add(Replica.builder(s.baseUrl()).id(s.name).build());
-    }
-    return replicas;
+    return LlamaServers.replicas(servers);
   }
 
   private static ChatRequest chat(String text, int maxTokens) {

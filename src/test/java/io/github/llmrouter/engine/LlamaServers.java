@@ -2,6 +2,7 @@ package io.github.llmrouter.engine;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.llmrouter.replica.Replica;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -94,6 +95,26 @@ final class LlamaServers {
   }
 
   /** One running server. */
+  /**
+   * Starts {@code n} servers named {@code prefix} and their number, ready to serve; without an
+   * engine this skips the calling test class (or, under CI, fails it).
+   */
+  static List<Server> start(int n, String prefix) {
+    engine();
+    List<Server> servers = new ArrayList<>();
+    for (int i = 0; i < n; i++) servers.add(Server.start(prefix + i));
+    return servers;
+  }
+
+  /** {@return the servers as a client's replicas, each with its server's name as id} */
+  static List<Replica> replicas(List<Server> servers) {
+    List<Replica> replicas = new ArrayList<>();
+    for (Server s : servers) {
+      replicas.add(Replica.builder(s.baseUrl()).id(s.name).build());
+    }
+    return replicas;
+  }
+
   static final class Server implements AutoCloseable {
     final int port;
     final String name;

@@ -45,8 +45,7 @@ class LongPreambleIT {
 
   @BeforeAll
   static void startServers() {
-    LlamaServers.engine();
-    for (int i = 0; i < 3; i++) servers.add(LlamaServers.Server.start("p" + i));
+    servers.addAll(LlamaServers.start(3, "p"));
   }
 
   @AfterAll
@@ -81,8 +80,7 @@ class LongPreambleIT {
     String preamble = "You are a coding agent. Tools follow. " + words(new SplittableRandom(5),
         PREAMBLE_CHARS);
     EventRecorder events = new EventRecorder();
-    List<Replica> fleet = new ArrayList<>();
-    for (LlamaServers.Server s : servers) fleet.add(Replica.builder(s.baseUrl()).id(s.name).build());
+    List<Replica> fleet = LlamaServers.replicas(servers);
     long started = System.nanoTime();
     try (LlmClient client = LlmClient.builder().replicas(fleet).routingPolicy(policy)
         .listener(events).build()) {
