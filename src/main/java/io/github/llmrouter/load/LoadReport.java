@@ -43,9 +43,10 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
    * @param queueTimeCount the histogram's count, or NaN if unknown
    * @param receivedNanos when the report was received, on the client's ticker
    * @param source where it came from; not null
-   * @param kvCapacityTokens the KV cache's capacity in tokens, or -1 if unknown
-   * @throws IllegalArgumentException if a count or the capacity is below -1, {@code kvUsage} is
-   *     outside [0, 1], or the queue-time totals are negative, infinite or only half known
+   * @param kvCapacityTokens the KV cache's capacity in tokens (at least 1), or -1 if unknown
+   * @throws IllegalArgumentException if a count is below -1, the capacity is neither -1 nor at
+   *     least 1, {@code kvUsage} is outside [0, 1], or the queue-time totals are negative,
+   *     infinite or only half known
    */
   public LoadReport {
     if (waiting < -1) throw new IllegalArgumentException("waiting must be >= -1, got " + waiting);
@@ -67,8 +68,9 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
           + " got " + queueTimeSum + " and " + queueTimeCount);
     }
     java.util.Objects.requireNonNull(source, "source");
-    if (kvCapacityTokens < -1) {
-      throw new IllegalArgumentException("kvCapacityTokens must be >= -1, got " + kvCapacityTokens);
+    if (kvCapacityTokens < 1 && kvCapacityTokens != -1) {
+      throw new IllegalArgumentException("kvCapacityTokens must be >= 1, or -1 if unknown, got "
+          + kvCapacityTokens);
     }
   }
 

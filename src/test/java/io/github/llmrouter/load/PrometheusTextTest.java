@@ -133,6 +133,11 @@ class PrometheusTextTest {
       }
       assertThat(capacity(EngineDialect.SGLANG, sglang + "sglang:max_total_num_tokens 1e6\n"))
           .isEqualTo(1_000_000);
+      assertThat(capacity(EngineDialect.SGLANG, sglang + "sglang:max_total_num_tokens 1\n"))
+          .as("the smallest cache there is").isEqualTo(1);
+      assertThat(capacity(EngineDialect.SGLANG, sglang + "sglang:max_total_num_tokens{e=\"0\"} 9e18\n"
+          + "sglang:max_total_num_tokens{e=\"1\"} 9e18\n")).as("a sum past Long.MAX_VALUE")
+          .isEqualTo(-1);
       assertThat(capacity(EngineDialect.LLAMA_CPP, "llamacpp:requests_deferred 0\n"))
           .isEqualTo(-1);
       // With a model filter, only that model's series count, where the metric carries the label.

@@ -54,6 +54,9 @@ class ReportedLoadTest {
     assertThatThrownBy(() -> new LoadReport(0, 0, 0, 0.1, Double.NaN, Double.NaN, 0,
         LoadReport.Source.SCRAPE, -2)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("kvCapacityTokens");
+    assertThatThrownBy(() -> new LoadReport(0, 0, 0, 0.1, Double.NaN, Double.NaN, 0,
+        LoadReport.Source.SCRAPE, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("kvCapacityTokens");
   }
 
   @Test
