@@ -1,5 +1,6 @@
 package io.github.llmrouter.load;
 
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,40 +16,18 @@ interface KvCapacity {
   KvCapacity NONE = (metrics, label, modelName) -> -1;
 
   /** vLLM's {@code vllm:cache_config_info}: {@code num_gpu_blocks} × {@code block_size}. */
-  KvCapacity VLLM_CACHE_CONFIG = (metrics, label, modelName) -> {
-    String name = "vllm:cache_config_info";
-    String filter = EngineDialect.modelLabel(metrics, name, label);
-    long total = 0;
-    boolean any = false;
-    for (MetricSample s : metrics.samples(name)) {
-      if (filter != null && !java.util.Objects.equals(s.label(filter), modelName)) continue;
-      long blocks = whole(s.label("num_gpu_blocks"));
-      long blockSize = whole(s.label("block_size"));
-      if (blocks < 1 || blockSize < 1 || blocks > Long.MAX_VALUE / blockSize
-          || total > Long.MAX_VALUE - blocks * blockSize) {
-        return -1;
-      }
-      total += blocks * blockSize;
-      any = true;
-    }
-    return any ? total : -1;
-  };
+  KvCapacity VLLM_CACHE_CONFIG = (metrics, label, modelName) ->
+      sum(metrics, "vllm:cache_config_info", label, modelName, s -> {
+        long blocks = whole(s.label("num_gpu_blocks"));
+        long blockSize = whole(s.label("block_size"));
+        return blocks < 1 || blockSize < 1 || blocks > Long.MAX_VALUE / blockSize ? -1
+            : blocks * blockSize;
+      });
 
   /** A gauge of tokens, summed over its series. */
   static KvCapacity gauge(String name) {
-    return (metrics, label, modelName) -> {
-      String filter = EngineDialect.modelLabel(metrics, name, label);
-      long total = 0;
-      boolean any = false;
-      for (MetricSample s : metrics.samples(name)) {
-        if (filter != null && !java.util.Objects.equals(s.label(filter), modelName)) continue;
-        long tokens = LoadReport.tokens(s.value());
-        if (tokens < 1 || total > Long.MAX_VALUE - tokens) return -1;
-        total += tokens;
-        any = true;
-      }
-      return any ? total : -1;
-    };
+    return (metrics, label, modelName) ->
+        sum(metrics, name, label, modelName, s -> LoadReport.tokens(s.value()));
   }
 
   /**
@@ -56,6 +35,26 @@ interface KvCapacity {
    * the metric carries it) equals {@code modelName}; -1 if unknown.
    */
   long read(ParsedMetrics metrics, @Nullable String label, @Nullable String modelName);
+
+  /**
+   * The sum of {@code tokens} over the series of {@code name} (of {@code modelName}, where they
+   * carry the model label); -1 if there is none, or any series' tokens are unknown, or the sum
+   * overflows.
+   */
+  private static long sum(ParsedMetrics metrics, String name, @Nullable String label,
+      @Nullable String modelName, ToLongFunction<MetricSample> tokens) {
+    String filter = EngineDialect.modelLabel(metrics, name, label);
+    long total = 0;
+    boolean any = false;
+    for (MetricSample s : metrics.samples(name)) {
+      if (!ParsedMetrics.matches(s, filter, modelName)) continue;
+      long t = tokens.applyAsLong(s);
+      if (t < 1 || total > Long.MAX_VALUE - t) return -1;
+      total += t;
+      any = true;
+    }
+    return any ? total : -1;
+  }
 
   /** A label's value as a whole number, or -1 if absent or not one ({@code "None"}, "1.5"). */
   private static long whole(@Nullable String value) {

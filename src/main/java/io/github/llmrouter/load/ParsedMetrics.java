@@ -95,7 +95,8 @@ public final class ParsedMetrics {
     return n == 0 ? Double.NaN : sum / n;
   }
 
-  private static boolean matches(MetricSample s, @Nullable String labelName,
+  /** Whether {@code s} has label {@code labelName} equal to {@code labelValue} (or no filter). */
+  static boolean matches(MetricSample s, @Nullable String labelName,
       @Nullable String labelValue) {
     return labelName == null || java.util.Objects.equals(s.label(labelName), labelValue);
   }

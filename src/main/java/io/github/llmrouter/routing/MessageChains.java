@@ -3,6 +3,7 @@ package io.github.llmrouter.routing;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -91,86 +92,98 @@ final class MessageChains {
     long chars;
     /** The next block to keep. */
     long nextKept;
-    /** Characters before the prompt's last block so far. */
-    long charsBeforeLast;
 
     Hashed(int kept) {
       this.hashes = new long[kept];
       this.ends = new int[kept];
     }
 
-    /** Adds the next block; {@return whether it is kept} */
-    boolean block(long hash, long charsThrough) {
-      boolean keep = blocks == nextKept;
-      if (keep) {
-        hashes[kept] = hash;
-        ends[kept] = PromptBlocks.tokensOf(charsThrough);
-        kept++;
-        nextKept = PromptBlocks.nextKept(blocks);
+    /**
+     * Hashes the message {@code content}, which starts at prompt character {@code messageStart},
+     * from its character {@code from}, block after block, until it ends or {@code maxKept} blocks
+     * have been kept; records in {@code charEnds} (if not null) the message's characters through
+     * each kept block. {@return the chained hash of the last block hashed}
+     */
+    long hash(CharSequence content, long messageStart, int from, long seed, int blockChars,
+        int maxKept, int @Nullable [] charEnds) {
+      int length = content.length();
+      int keptBefore = kept;
+      do {
+        int to = Math.min(length, from + blockChars);
+        seed = Hashing.xxh64(content, from, to, seed);
+        chars = messageStart + to;
+        if (blocks++ == nextKept) {
+          hashes[kept] = seed;
+          ends[kept] = PromptBlocks.tokensOf(chars);
+          if (charEnds != null) charEnds[kept - keptBefore] = to;
+          kept++;
+          nextKept = PromptBlocks.nextKept(blocks - 1);
+        }
+        from = to;
+      } while (from < length && kept - keptBefore < maxKept);
+      return seed;
+    }
+
+    /** Adds a remembered piece of the message that starts at prompt character {@code messageStart}. */
+    void resume(Piece p, long messageStart) {
+      System.arraycopy(p.hashes, 0, hashes, kept, p.hashes.length);
+      for (int j = 0; j < p.charEnds.length; j++) {
+        ends[kept + j] = PromptBlocks.tokensOf(messageStart + p.charEnds[j]);
       }
-      blocks++;
-      return keep;
+      kept += p.hashes.length;
+      blocks += p.blocks;
+      nextKept = PromptBlocks.nextKept(blocks - 1);
+      chars = messageStart + p.to;
     }
   }
 
   /**
-   * Hashes one message's blocks into {@code out}, continuing the chain from {@code seed}; resumes
-   * the pieces {@code chains} (null: none) remembers and remembers the others.
+   * Hashes one message's blocks into {@code out}, continuing the chain from {@code seed}: through
+   * {@code chains} (null: none) if it can remember the message, else all at once.
    *
    * @return the chained hash of the message's last block
    */
   static long hashMessage(@Nullable MessageChains chains, CharSequence content, long seed,
       int blockChars, Hashed out) {
-    int length = content.length();
-    String remembered = chains != null && content instanceof String s && length >= blockChars
-        ? s : null;
-    WeakReference<String> ref = null;
+    if (chains != null && content instanceof String message && message.length() >= blockChars) {
+      return chains.hashRemembering(message, seed, blockChars, out);
+    }
+    return out.hash(content, out.chars, 0, seed, blockChars, Integer.MAX_VALUE, null);
+  }
+
+  /**
+   * Hashes {@code message} piece by piece, resuming the pieces remembered and remembering the
+   * others.
+   */
+  private long hashRemembering(String message, long seed, int blockChars, Hashed out) {
+    int length = message.length();
     long messageStart = out.chars;
+    WeakReference<String> ref = null;
     int from = 0;
     do {
-      if (remembered != null && chains != null) {
-        Piece p = chains.find(remembered, seed, out.blocks, from, blockChars);
-        if (p != null) {
-          ref = p.message;
-          int k = out.kept;
-          System.arraycopy(p.hashes, 0, out.hashes, k, p.hashes.length);
-          for (int j = 0; j < p.charEnds.length; j++) {
-            out.ends[k + j] = PromptBlocks.tokensOf(messageStart + p.charEnds[j]);
-          }
-          out.kept = k + p.hashes.length;
-          out.blocks += p.blocks;
-          out.nextKept = PromptBlocks.nextKept(out.blocks - 1);
-          out.charsBeforeLast = messageStart + p.from + (long) (p.blocks - 1) * blockChars;
-          out.chars = messageStart + p.to;
-          from = p.to;
-          seed = p.end;
-          continue;
-        }
+      Piece p = find(message, seed, out.blocks, from, blockChars);
+      if (p != null) {
+        ref = p.message;
+        out.resume(p, messageStart);
+        from = p.to;
+        seed = p.end;
+        continue;
       }
       // One piece: blocks until PIECE_KEPT of them are kept, or the message ends.
       long pieceBlock = out.blocks;
-      int pieceFrom = from;
-      long pieceSeed = seed;
       int keptBefore = out.kept;
-      long rest = Math.max(1, (length - from + blockChars - 1) / blockChars);
+      long rest = (length - from + blockChars - 1) / blockChars;
       int pieceKept = Math.min(PIECE_KEPT,
           PromptBlocks.keptBlocks(pieceBlock + rest) - PromptBlocks.keptBlocks(pieceBlock));
-      int[] charEnds = remembered != null ? new int[pieceKept] : null;
-      do {
-        int to = Math.min(length, from + blockChars);
-        seed = Hashing.xxh64(content, from, to, seed);
-        out.charsBeforeLast = messageStart + from;
-        out.chars = messageStart + to;
-        if (out.block(seed, out.chars) && charEnds != null) charEnds[out.kept - keptBefore - 1] = to;
-        from = to;
-      } while (from < length && out.kept - keptBefore < PIECE_KEPT);
-      if (charEnds != null && remembered != null && chains != null) {
-        if (ref == null) ref = new WeakReference<>(remembered);
-        long[] hashes = new long[pieceKept];
-        System.arraycopy(out.hashes, keptBefore, hashes, 0, pieceKept);
-        chains.remember(new Piece(ref, pieceSeed, pieceBlock, pieceFrom, from, blockChars,
-            (int) (out.blocks - pieceBlock), seed, hashes, charEnds));
-      }
+      int[] charEnds = new int[pieceKept];
+      long end = out.hash(message, messageStart, from, seed, blockChars, PIECE_KEPT, charEnds);
+      int to = (int) (out.chars - messageStart);
+      if (ref == null) ref = new WeakReference<>(message);
+      remember(new Piece(ref, seed, pieceBlock, from, to, blockChars,
+          (int) (out.blocks - pieceBlock), end,
+          Arrays.copyOfRange(out.hashes, keptBefore, keptBefore + pieceKept), charEnds));
+      from = to;
+      seed = end;
     } while (from < length);
     return seed;
   }

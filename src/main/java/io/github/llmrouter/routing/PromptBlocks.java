@@ -269,8 +269,7 @@ public final class PromptBlocks {
       long end = start + stride * LEVEL_BLOCKS;
       if (next < end) {
         // The last block of each stride is kept: start + stride - 1, start + 2 × stride - 1, ...
-        long strides = Math.max(0, next - start - (stride - 1) + stride - 1) / stride;
-        return start + stride - 1 + strides * stride;
+        return start + stride - 1 + (next - start) / stride * stride;
       }
       start = end;
       stride *= STRIDE;
@@ -323,9 +322,10 @@ public final class PromptBlocks {
         }
       }
     }
-    int lastChars = (int) (totalChars - out.charsBeforeLast);
-    boolean lastKept = isKept(blocks - 1);
-    int full = kept - (lastKept && lastChars < blockChars ? 1 : 0);
+    // The prompt's last block is the last message's: short unless that message fills it.
+    int lastLength = contents[messages - 1].length();
+    int lastChars = lastLength == 0 ? 0 : (lastLength - 1) % blockChars + 1;
+    int full = kept - (isKept(blocks - 1) && lastChars < blockChars ? 1 : 0);
     return new PromptBlocks(out.hashes, out.ends, Math.max(1, tokensOf(blockChars)),
         tokensOf(totalChars), shared, full, blockChars);
   }

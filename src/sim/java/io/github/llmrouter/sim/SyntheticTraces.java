@@ -390,14 +390,8 @@ public final class SyntheticTraces {
       positive("sessionsPerBurst", sessionsPerBurst);
       positive("meanOutputTokens", meanOutputTokens);
       positive("blockTokens", blockTokens);
-      if (minTurns < 1 || maxTurns < minTurns) {
-        throw new IllegalArgumentException("turns must satisfy 1 <= min <= max, got [" + minTurns
-            + ", " + maxTurns + "]");
-      }
-      if (minStepTokens < 1 || maxStepTokens < minStepTokens) {
-        throw new IllegalArgumentException("stepTokens must satisfy 1 <= min <= max, got ["
-            + minStepTokens + ", " + maxStepTokens + "]");
-      }
+      range("turns", minTurns, maxTurns);
+      range("stepTokens", minStepTokens, maxStepTokens);
       if (!(burstIntervalSeconds > 0)) throw new IllegalArgumentException("burstIntervalSeconds must be > 0");
       if (!(burstSpreadSeconds >= 0)) throw new IllegalArgumentException("burstSpreadSeconds must be >= 0");
       if (!(meanStepSeconds >= 0)) throw new IllegalArgumentException("meanStepSeconds must be >= 0");
