@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,11 +28,17 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Conversations behind a shared preamble longer than the blocks a client keeps densely, against
- * real llama.cpp servers: 9 conversations of 4 turns, 3 callers. Each conversation must find a
- * home of its own past the preamble, so that the calls spread over the replicas instead of all
- * going where the preamble is cached. Scaled down so that the tiny CPU model prefills it in
- * seconds: 16-character blocks, so the 256 dense blocks end at 4 KB, and a 6 KB preamble (as a
- * 100 KB preamble is past the 64 KB of the default 256-character blocks).
+ * real llama.cpp servers: 9 conversations of 4 turns from 3 application instances, each its own
+ * {@code LlmClient} sending 3 conversations in turn. Each instance's first conversation must find
+ * a home of its own past the preamble (its ring home, the same for every client), so that the
+ * calls spread over the replicas instead of all going where the preamble hashes. Scaled down so
+ * that the tiny CPU model prefills it in seconds: 16-character blocks, so the 256 dense blocks end
+ * at 4 KB, and a 6 KB preamble (as a 100 KB preamble is past the 64 KB of the default
+ * 256-character blocks).
+ *
+ * <p>One client per caller keeps the outcome a function of the prompts: within one client, which
+ * conversation's first turn is sent first decides where the preamble is first cached, and that
+ * is a race between the callers' threads.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LongPreambleIT {
@@ -62,8 +69,8 @@ class LongPreambleIT {
   @Test
   void conversationsBehindALongSharedPreambleSpreadOverTheReplicas() throws Exception {
     Map<String, Integer> cacheAware =
-        calls(CacheAware.builder().blockChars(BLOCK_CHARS).build());
-    Map<String, Integer> roundRobin = calls(RoutingPolicy.roundRobin());
+        calls(() -> CacheAware.builder().blockChars(BLOCK_CHARS).build());
+    Map<String, Integer> roundRobin = calls(RoutingPolicy::roundRobin);
     System.out.println("calls per replica behind a long preamble: CacheAware " + cacheAware
         + ", RoundRobin " + roundRobin);
     int total = CALLERS * CONVERSATIONS_PER_CALLER * TURNS;
@@ -75,18 +82,26 @@ class LongPreambleIT {
   }
 
   /** Runs the workload on cold servers; returns the calls each replica answered. */
-  private Map<String, Integer> calls(RoutingPolicy policy) throws Exception {
+  private Map<String, Integer> calls(Supplier<RoutingPolicy> policy) throws Exception {
     for (LlamaServers.Server s : servers) s.restart();
     String preamble = "You are a coding agent. Tools follow. " + words(new SplittableRandom(5),
         PREAMBLE_CHARS);
     EventRecorder events = new EventRecorder();
     List<Replica> fleet = LlamaServers.replicas(servers);
     long started = System.nanoTime();
-    try (LlmClient client = LlmClient.builder().replicas(fleet).routingPolicy(policy)
-        .listener(events).build()) {
+    List<LlmClient> clients = new ArrayList<>();
+    String name = "";
+    try {
+      for (int c = 0; c < CALLERS; c++) {
+        RoutingPolicy mine = policy.get();
+        name = mine.name();
+        clients.add(LlmClient.builder().replicas(fleet).routingPolicy(mine).listener(events)
+            .build());
+      }
       List<Future<?>> loops = new ArrayList<>();
       for (int c = 0; c < CALLERS; c++) {
         int caller = c;
+        LlmClient client = clients.get(c);
         loops.add(callers.submit(() -> {
           SplittableRandom mine = new SplittableRandom(200 + caller);
           List<List<ChatMessage>> conversations = new ArrayList<>();
@@ -106,8 +121,10 @@ class LongPreambleIT {
         }));
       }
       for (Future<?> f : loops) f.get(540, TimeUnit.SECONDS);
+    } finally {
+      clients.forEach(LlmClient::close);
     }
-    System.out.printf("%s: %.1f s%n", policy.name(), (System.nanoTime() - started) / 1e9);
+    System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - started) / 1e9);
     Map<String, Integer> calls = new TreeMap<>();
     for (RoutedEvent e : events.routed) calls.merge(e.replicaId(), 1, Integer::sum);
     return calls;
