@@ -205,4 +205,15 @@ public interface LoadView {
   default double kvUsage(int index, long now) {
     return kvUsage(index);
   }
+
+  /**
+   * {@link #kvCapacityTokens(int)} with the staleness judged at {@code now} (from {@link #now()}).
+   *
+   * @param index the replica's position in the snapshot this view describes
+   * @param now the time reports are aged against, from {@link #now()}
+   * @return the KV-cache capacity in tokens, or -1 when unknown or stale
+   */
+  default long kvCapacityTokens(int index, long now) {
+    return kvCapacityTokens(index);
+  }
 }

@@ -185,8 +185,13 @@ public final class LocalLoad implements LoadView {
 
   @Override
   public long kvCapacityTokens(int index) {
+    return kvCapacityTokens(index, ticker.read());
+  }
+
+  @Override
+  public long kvCapacityTokens(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
-    return p == null || isStale(p, ticker.read()) ? -1 : p.kvCapacityTokens();
+    return p == null || isStale(p, now) ? -1 : p.kvCapacityTokens();
   }
 
   @Override

@@ -12,7 +12,7 @@ import io.github.llmrouter.replica.ReplicaSet;
  * already queued there.
  *
  * <p><b>How it decides.</b> For every replica it estimates the time to first token as {@code wait
- * + (1 + λ) × uncached / rate}:
+ * + memory + (1 + λ) × uncached / rate}:
  * <ul>
  *   <li><em>uncached</em>: the request's prompt tokens minus those predicted cached on the replica,
  *       the best of three predictions: this client's {@linkplain Builder#indexBlocks(int) index} of
@@ -29,6 +29,12 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       prefills (exact on streams, whose first token tells when each started) and the other
  *       clients' from the replica's last load report (requests awaiting their first token, drained
  *       by the time since the report);</li>
+ *   <li><em>memory</em>: where the replica reports its KV-cache capacity (vLLM, SGLang), the time
+ *       until its KV memory has room for the whole prompt: none while the prompt fits beside what
+ *       its running requests hold (the reported usage, or this client's own unfinished requests'
+ *       prompts if more), else the share of a typical run after the first token (learnt from the
+ *       answers) that the requests holding the excess need to end. Predicted cached tokens never
+ *       exceed the capacity;</li>
  *   <li><em>rate</em>: the prefill rate learnt from streams, times the replica's weight, divided
  *       by how much longer its queue waits than the fleet's (a slow replica);</li>
  *   <li><em>λ</em> is the fleet's mean wait over a typical request's prefill time: the busier the

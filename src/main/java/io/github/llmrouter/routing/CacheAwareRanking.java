@@ -131,7 +131,7 @@ final class CacheAwareRanking implements Ranking {
     lambda = Calibration.clamp(memory.meanWait / (cal.typicalUncached() / cal.prefillRate()), 0,
         MAX_LAMBDA);
     overload = memory.leastWait > OVERLOAD_SECONDS;
-    double tokens = blocks.promptTokens() * cal.tokenRatio();
+    double tokens = promptTokens();
     int best = -1;
     int second = -1;
     int bestOver = -1;
@@ -150,11 +150,12 @@ final class CacheAwareRanking implements Ranking {
       double wait = wait(i, now, rate);
       waits += wait;
       least = Math.min(least, wait);
-      double uncached = Math.max(0, tokens - cached(i) * cal.tokenRatio());
+      long capacity = load.kvCapacityTokens(i, now);
+      double uncached = Math.max(0, tokens - cachedTokens(i, capacity));
       // What the conversation home prefills now, the conversation's next turn finds there,
       // whichever client sends it: worth as much as the share of turns other clients send.
       if (i == conversationHome) uncached *= 1 - cal.foreignShare();
-      double cost = wait + (1 + lambda) * uncached / rate;
+      double cost = wait + memoryWait(i, now, tokens, capacity) + (1 + lambda) * uncached / rate;
       // A cost that is not a number ranks last, yet the replica stays a candidate.
       if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
       double queued = awaiting(i, now);
@@ -235,6 +236,32 @@ final class CacheAwareRanking implements Ranking {
 
 
 
+  /**
+   * Seconds until replica {@code i}'s KV memory has room for a prompt of {@code tokens}: none while
+   * it fits beside what the replica's running requests hold (every client's, from its last report,
+   * or this client's own unfinished ones if more), else the time for the requests holding the
+   * excess to end, their ends taken as spread evenly over one typical run. None when the capacity
+   * is unknown.
+   */
+  private double memoryWait(int i, long now, double tokens, long capacity) {
+    if (capacity <= 0) return 0;
+    double usage = load.kvUsage(i, now);
+    double active = Math.max(picker.states[i].activeTokens.get(),
+        Double.isNaN(usage) ? 0 : usage * capacity);
+    double excess = active + tokens - capacity;
+    if (!(excess > 0)) return 0;
+    return picker.memory.calibration.runSeconds() * Math.min(1, excess / Math.max(1, active));
+  }
+
+  /**
+   * Prompt tokens predicted cached on replica {@code i}, in real tokens: the best of the three
+   * predictions, never more than the replica's KV {@code capacity} when known.
+   */
+  private double cachedTokens(int i, long capacity) {
+    double cached = cached(i) * picker.memory.calibration.tokenRatio();
+    return capacity > 0 ? Math.min(cached, capacity) : cached;
+  }
+
   /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */
   private double cached(int i) {
     return Math.max(indexTokens(i), Math.max(conversationPrediction(i), systemPrediction(i)));
@@ -279,14 +306,15 @@ final class CacheAwareRanking implements Ranking {
   @Override
   public long predictedCachedTokens() {
     if (chosen < 0) return -1;
-    return Math.round(cached(chosen) * picker.memory.calibration.tokenRatio());
+    return Math.round(cachedTokens(chosen, load.kvCapacityTokens(chosen, load.nanoTime())));
   }
 
   @Override
   public double estimatedWaitSeconds() {
     if (chosen < 0) return Double.NaN;
     long now = load.nanoTime();
-    return wait(chosen, now, rate(chosen, now));
+    return wait(chosen, now, rate(chosen, now)) + memoryWait(chosen, now, promptTokens(),
+        load.kvCapacityTokens(chosen, now));
   }
 
   @Override
@@ -300,11 +328,18 @@ final class CacheAwareRanking implements Ranking {
   }
 
   private String describe(int i, double cost, long now) {
-    double ratio = picker.memory.calibration.tokenRatio();
+    long capacity = load.kvCapacityTokens(i, now);
+    double memory = memoryWait(i, now, promptTokens(), capacity);
     return String.format(Locale.ROOT,
-        "%s: estimated TTFT %.3f s (wait %.3f s, %d of %d prompt tokens cached: %s)",
+        "%s: estimated TTFT %.3f s (wait %.3f s%s, %d of %d prompt tokens cached: %s)",
         picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
-        Math.round(cached(i) * ratio), Math.round(blocks.promptTokens() * ratio), SOURCES[source(i)]);
+        memory > 0 ? String.format(Locale.ROOT, " + %.3f s for KV memory", memory) : "",
+        Math.round(cachedTokens(i, capacity)), Math.round(promptTokens()), SOURCES[source(i)]);
+  }
+
+  /** The request's prompt tokens, in real tokens as calibrated. */
+  private double promptTokens() {
+    return blocks.promptTokens() * picker.memory.calibration.tokenRatio();
   }
 
   @Override
@@ -315,10 +350,14 @@ final class CacheAwareRanking implements Ranking {
     ReplicaState state = p.states[index];
     double ratio = cal.tokenRatio();
     double rate = rate(index, nanos);
-    double uncached = Math.max(0, blocks.promptTokens() * ratio - cached(index) * ratio);
-    double waited = wait(index, nanos, rate);
+    double tokens = promptTokens();
+    long capacity = load.kvCapacityTokens(index, nanos);
+    double uncached = Math.max(0, tokens - cachedTokens(index, capacity));
+    double waited = wait(index, nanos, rate) + memoryWait(index, nanos, tokens, capacity);
     long prefillNanos = Math.round(Math.min(uncached / rate, MAX_PREFILL_SECONDS) * 1e9);
     state.add(nanos, prefillNanos, streamed);
+    long active = Math.round(tokens);
+    state.activeTokens.addAndGet(active);
     int tick = PrefixIndex.tick(nanos);
     p.memory.lastTick = tick;
     int slot = state.slot;
@@ -334,6 +373,6 @@ final class CacheAwareRanking implements Ranking {
             ? conversationTokens * ratio : 0,
         blocks.tokensThrough(Math.min(shared, blocks.size())) * ratio,
         index == systemHome && indexTokens < systemTokens ? systemTokens * ratio : 0,
-        conversationKnown);
+        conversationKnown, active);
   }
 }

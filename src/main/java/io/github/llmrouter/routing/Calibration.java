@@ -2,8 +2,9 @@ package io.github.llmrouter.routing;
 
 /**
  * What one client learns about the fleet as a whole from the answers it gets: how many real tokens
- * its block estimates stand for, how fast a replica prefills (per unit of weight), and how many
- * prompt tokens a request typically leaves to prefill. Thread-safe: single volatile fields updated
+ * its block estimates stand for, how fast a replica prefills (per unit of weight), how many
+ * prompt tokens a request typically leaves to prefill, and how long a request runs after its
+ * first token (holding its KV memory). Thread-safe: single volatile fields updated
  * without locks, where a lost update between two concurrent samples costs one sample.
  *
  * <p>Every estimate stays finite and within its bounds ({@code MIN_*} and {@code MAX_*} below)
@@ -15,6 +16,13 @@ final class Calibration {
   static final double INITIAL_PREFILL_TOKENS_PER_SECOND = 10_000;
   /** The uncached prompt assumed until answers have reported some, tokens: {@value}. */
   static final double INITIAL_UNCACHED_TOKENS = 1_000;
+  /**
+   * How long a request is taken to run after its first token until answers have shown it,
+   * seconds: {@value}.
+   */
+  static final double INITIAL_RUN_SECONDS = 2;
+  /** The longest run after the first token a sample may report, seconds: {@value}. */
+  static final double MAX_RUN_SECONDS = 3_600;
   /** The least real prompt tokens one estimated token stands for: {@value}. */
   static final double MIN_TOKEN_RATIO = 1.0 / 64;
   /** The most real prompt tokens one estimated token stands for: {@value}. */
@@ -50,6 +58,7 @@ final class Calibration {
   private double sumProducts = INITIAL_PREFILL_TOKENS_PER_SECOND * 1.01;
   private volatile double rate = INITIAL_PREFILL_TOKENS_PER_SECOND;
   private volatile double uncached = INITIAL_UNCACHED_TOKENS;
+  private volatile double run = INITIAL_RUN_SECONDS;
   /** Of the continued conversations that reached a replica holding them, the share unknown here. */
   private volatile double foreign = 0.5;
 
@@ -66,6 +75,23 @@ final class Calibration {
   /** The prompt tokens a request typically leaves to prefill. */
   double typicalUncached() {
     return uncached;
+  }
+
+  /**
+   * Seconds a request typically runs from its first token to its end: how long it keeps its KV
+   * memory once its prefill is done.
+   */
+  double runSeconds() {
+    return run;
+  }
+
+  /**
+   * A request ran {@code seconds} from its first token (or the expected end of its prefill) to its
+   * end; a sample that is negative, NaN or over {@value #MAX_RUN_SECONDS} s is ignored.
+   */
+  void ran(double seconds) {
+    if (!(seconds >= 0 && seconds <= MAX_RUN_SECONDS)) return;
+    run += STEP * (seconds - run);
   }
 
   /**

@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What one client has learnt about one replica, kept across membership snapshots while the
- * replica stays in the fleet: when the prefill work this client sent it will be done, how far its
- * two ring predictions can be trusted, and how long the blocks it was sent stay in its cache.
+ * replica stays in the fleet: when the prefill work this client sent it will be done, how much of
+ * its KV memory this client's unfinished requests hold, and how far its two ring predictions can
+ * be trusted.
  * Thread-safe and lock-free: the prefill clock is updated by compare-and-set, the learnt values are
  * single volatile fields where a lost update between two concurrent samples costs one sample.
  */
@@ -44,6 +45,11 @@ final class ReplicaState {
   private volatile long wholeDone;
   /** This client's requests sent to the replica that have not produced a first token yet. */
   final AtomicInteger awaiting = new AtomicInteger();
+  /**
+   * Prompt tokens of this client's requests on the replica that have not ended: the KV memory they
+   * hold there until they do.
+   */
+  final AtomicLong activeTokens = new AtomicLong();
 
   /** Fraction of a conversation's earlier turns its ring home turned out to hold. */
   volatile double conversationConfidence = INITIAL_CONFIDENCE;

@@ -1,8 +1,8 @@
 package io.github.llmrouter.routing;
 
 /**
- * What one attempt {@link CacheAware} sent expected (its prefill, wait and cached tokens), to learn
- * from what the answer reports. Confined to the call that made the attempt; its outcome is taken
+ * What one attempt {@link CacheAware} sent expected (its prefill, wait and cached tokens) and the
+ * KV memory it holds on its replica until it ends, to learn from what the answer reports. Confined to the call that made the attempt; its outcome is taken
  * once (a second outcome is ignored).
  */
 final class SentAttempt implements RoutedAttempt {
@@ -21,6 +21,8 @@ final class SentAttempt implements RoutedAttempt {
   private final double sharedTokens;
   private final double systemTokens;
   private final boolean conversationKnown;
+  /** Tokens this attempt added to its replica's {@link ReplicaState#activeTokens}. */
+  private final long activeTokens;
   /** Meaningful once {@link #firstTokenSeen}: a ticker reading may be any long, even negative. */
   private long firstTokenNanos;
   private boolean firstTokenSeen;
@@ -29,8 +31,9 @@ final class SentAttempt implements RoutedAttempt {
   SentAttempt(FleetMemory memory, ReplicaState state, boolean streamed, int estimatedTokens,
       long sentNanos, long prefillNanos, double uncached, double waited, double weight,
       double indexTokens, int indexAge, double conversationTokens, double sharedTokens,
-      double systemTokens, boolean conversationKnown) {
+      double systemTokens, boolean conversationKnown, long activeTokens) {
     this.memory = memory;
+    this.activeTokens = activeTokens;
     this.conversationKnown = conversationKnown;
     this.state = state;
     this.streamed = streamed;
@@ -59,8 +62,13 @@ final class SentAttempt implements RoutedAttempt {
   public void completed(long promptTokens, long cachedTokens, long nanos) {
     if (done) return;
     done = true;
+    state.activeTokens.addAndGet(-activeTokens);
     if (!firstTokenSeen) state.started(nanos, prefillNanos, streamed);
     Calibration cal = memory.calibration;
+    // The run after the first token: exact on a stream; for a whole answer, its time less the
+    // wait and prefill it was expected to take.
+    cal.ran(firstTokenSeen ? (nanos - firstTokenNanos) * 1e-9
+        : Math.max(0, (nanos - sentNanos - prefillNanos) * 1e-9 - waited));
     cal.promptTokens(promptTokens, estimatedTokens);
     if (cachedTokens < 0 || promptTokens <= 0) {
       cal.uncached(uncached);
@@ -102,6 +110,7 @@ final class SentAttempt implements RoutedAttempt {
   public void failed(long nanos) {
     if (done) return;
     done = true;
+    state.activeTokens.addAndGet(-activeTokens);
     // Its prefill will not happen: take it out of the work ahead.
     if (!firstTokenSeen) state.started(nanos, prefillNanos, streamed);
   }

@@ -49,8 +49,11 @@ class ReportedLoadTest {
     assertThat(load.kvCapacityTokens(1)).as("B never reported").isEqualTo(-1);
     load.publish(0, new LoadReport(4, -1, Double.NaN, now.get(), LoadReport.Source.HEADER), true);
     assertThat(load.kvCapacityTokens(0)).as("a header carries none").isEqualTo(480_000);
+    long fresh = load.now();
     now.addAndGet(TimeUnit.SECONDS.toNanos(3) + 1);
     assertThat(load.kvCapacityTokens(0)).as("stale").isEqualTo(-1);
+    assertThat(load.kvCapacityTokens(0, load.now())).as("stale").isEqualTo(-1);
+    assertThat(load.kvCapacityTokens(0, fresh)).as("judged at the time given").isEqualTo(480_000);
     assertThatThrownBy(() -> new LoadReport(0, 0, 0, 0.1, Double.NaN, Double.NaN, 0,
         LoadReport.Source.SCRAPE, -2)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("kvCapacityTokens");

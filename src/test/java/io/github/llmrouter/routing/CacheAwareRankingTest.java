@@ -572,11 +572,104 @@ class CacheAwareRankingTest {
   }
 
   /** A load view whose reports, report ages and clock a test sets. */
+  @Test
+  void aReplicaWhoseKvMemoryIsFullLosesALongPromptToOneThatHoldsLessOfIt() {
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(home, load.now, false).completed(512, 0, load.now + 100_000_000L);
+    load.now += 200_000_000L;
+    Arrays.fill(load.kvCapacity, 1_000);
+    Arrays.fill(load.kvUsage, 0.1);
+    // The home holds all 512 tokens, but its running requests hold 900 of its 1,000: the prompt
+    // waits for 412 tokens' worth of them to end, 412/900 of a typical run (2 s, one step towards
+    // the 71.2 ms the first answer ran past its expected 28.8 ms prefill).
+    double run = 2 + 0.05 * (0.1 - 0.0288 - 2);
+    load.kvUsage[home] = 0.9;
+    CacheAwareRanking full = rank();
+    assertThat(full.next()).isNotEqualTo(home);
+    assertThat(nextUntil(full, home)).as("the home ranks last of four").isEqualTo(2);
+    assertThat(full.versusRunnerUp()).isEqualTo("only replica left: " + id(home)
+        + ": estimated TTFT 0.871 s (wait 0.000 s + 0.871 s for KV memory, 512 of 512 prompt"
+        + " tokens cached: index)");
+    assertThat(full.estimatedWaitSeconds()).isCloseTo(run * 412 / 900.0, within(1e-9));
+
+    // With room for the prompt beside what runs there, the cached prefix keeps it home.
+    load.kvUsage[home] = 0.4;
+    CacheAwareRanking room = rank();
+    assertThat(room.next()).isEqualTo(home);
+    assertThat(room.versusRunnerUp()).doesNotContain("KV memory");
+  }
+
+  @Test
+  void thisClientsUnfinishedRequestsCountAsHeldMemoryUntilTheyEnd() {
+    Arrays.fill(load.kvCapacity, 800);
+    CacheAwareRanking first = rank();
+    assertThat(first.next()).isEqualTo(home);
+    RoutedAttempt attempt = first.sent(home, load.now, true);
+    attempt.firstToken(load.now + 50_000_000L);
+    assertThat(picker.states[home].activeTokens.get()).isEqualTo(512);
+    load.now += 100_000_000L;
+    // No usage reported: this client's own 512 tokens and 512 more exceed 800 by 224.
+    CacheAwareRanking second = rank();
+    assertThat(second.next()).isNotEqualTo(home);
+    nextUntil(second, home);
+    assertThat(second.versusRunnerUp()).contains(id(home) + ": estimated TTFT")
+        .contains("+ 0.875 s for KV memory");
+
+    attempt.completed(512, 0, load.now);
+    assertThat(picker.states[home].activeTokens.get()).isZero();
+    // The stream ran 50 ms from its first token: one sample towards it.
+    assertThat(picker.memory.calibration.runSeconds()).isCloseTo(2 + 0.05 * (0.05 - 2),
+        within(1e-9));
+    CacheAwareRanking third = rank();
+    assertThat(third.next()).isEqualTo(home);
+    assertThat(third.versusRunnerUp()).doesNotContain("KV memory");
+  }
+
+  @Test
+  void aFailedAttemptReleasesItsMemoryOnceAndAnUnknownCapacityChargesNone() {
+    CacheAwareRanking first = rank();
+    first.next();
+    RoutedAttempt attempt = first.sent(home, load.now, false);
+    assertThat(picker.states[home].activeTokens.get()).isEqualTo(512);
+    // Capacity unknown: what this client holds there costs nothing.
+    CacheAwareRanking unknown = rank();
+    assertThat(unknown.next()).isEqualTo(home);
+    attempt.failed(load.now);
+    attempt.failed(load.now);
+    attempt.completed(512, 0, load.now);
+    assertThat(picker.states[home].activeTokens.get()).isZero();
+  }
+
+  @Test
+  void predictedCachedTokensNeverExceedTheReplicasCapacity() {
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(home, load.now, false).completed(512, 0, load.now + 100_000_000L);
+    load.now += 200_000_000L;
+    load.kvCapacity[home] = 300;
+    load.kvUsage[home] = 0.0;
+    CacheAwareRanking ranking = rank();
+    nextUntil(ranking, home);
+    assertThat(ranking.predictedCachedTokens()).isEqualTo(300);
+    assertThat(ranking.versusRunnerUp()).contains("300 of 512 prompt tokens cached: index");
+  }
+
+  /** Takes replicas from {@code ranking} until {@code replica}; returns how many came before it. */
+  private static int nextUntil(CacheAwareRanking ranking, int replica) {
+    for (int k = 0; k < 4; k++) {
+      if (ranking.next() == replica) return k;
+    }
+    throw new AssertionError("replica " + replica + " never ranked");
+  }
+
   static final class ScriptedLoad implements LoadView {
     final int[] inFlight;
     final int[] awaiting;
     final long[] ageNanos;
     final double[] queueWait;
+    final long[] kvCapacity;
+    final double[] kvUsage;
     long now = 1_000_000_000L;
 
     ScriptedLoad(int n) {
@@ -585,6 +678,25 @@ class CacheAwareRankingTest {
       ageNanos = new long[n];
       queueWait = new double[n];
       Arrays.fill(queueWait, Double.NaN);
+      kvCapacity = new long[n];
+      Arrays.fill(kvCapacity, -1);
+      kvUsage = new double[n];
+      Arrays.fill(kvUsage, Double.NaN);
+    }
+
+    @Override
+    public long kvCapacityTokens(int index) {
+      return kvCapacity[index];
+    }
+
+    @Override
+    public long kvCapacityTokens(int index, long now) {
+      return kvCapacity[index];
+    }
+
+    @Override
+    public double kvUsage(int index, long now) {
+      return kvUsage[index];
     }
 
     @Override

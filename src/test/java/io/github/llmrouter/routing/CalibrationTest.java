@@ -59,6 +59,20 @@ class CalibrationTest {
   }
 
   @Test
+  void eachRunMovesTheTypicalRunOneStepTowardsItAndAbsurdRunsAreIgnored() {
+    assertThat(calibration.runSeconds()).isEqualTo(Calibration.INITIAL_RUN_SECONDS);
+    calibration.ran(12);
+    assertThat(calibration.runSeconds()).isCloseTo(2 + 0.05 * 10, within(1e-12));
+    calibration.ran(-1);
+    calibration.ran(Double.NaN);
+    calibration.ran(Double.POSITIVE_INFINITY);
+    calibration.ran(Calibration.MAX_RUN_SECONDS + 1);
+    assertThat(calibration.runSeconds()).isCloseTo(2.5, within(1e-12));
+    for (int i = 0; i < 10_000; i++) calibration.ran(Calibration.MAX_RUN_SECONDS);
+    assertThat(calibration.runSeconds()).isLessThanOrEqualTo(Calibration.MAX_RUN_SECONDS);
+  }
+
+  @Test
   void aNegativeUncachedReportIsIgnored() {
     calibration.uncached(-1);
     assertThat(calibration.typicalUncached()).isEqualTo(Calibration.INITIAL_UNCACHED_TOKENS);

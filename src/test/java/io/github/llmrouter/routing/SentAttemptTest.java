@@ -87,9 +87,10 @@ class SentAttemptTest {
     /** Sends it as {@link CacheAwareRanking#sent} does: counted in the replica's work first. */
     SentAttempt send() {
       on.add(sentNanos, PREFILL, streamed);
+      on.activeTokens.addAndGet(1000);
       return new SentAttempt(memory, on, streamed, 1000, sentNanos, PREFILL, EXPECTED_UNCACHED,
           waited, weight, indexTokens, indexAge, conversationTokens, sharedTokens, systemTokens,
-          conversationKnown);
+          conversationKnown, 1000);
     }
   }
 
@@ -146,6 +147,7 @@ class SentAttemptTest {
     completedTwice.failed(SENT + 3);
     completedTwice.firstToken(SENT + 4);
     assertThat(state.awaiting.get()).isZero();
+    assertThat(state.activeTokens.get()).as("released once").isZero();
     assertThat(calibration().tokenRatio()).as("one step towards 2").isCloseTo(1.05, within(1e-12));
 
     SentAttempt failedFirst = attempt().send();
@@ -154,7 +156,35 @@ class SentAttemptTest {
     failedFirst.failed(SENT + 7);
     failedFirst.firstToken(SENT + 8);
     assertThat(state.awaiting.get()).isZero();
+    assertThat(state.activeTokens.get()).as("released once").isZero();
     assertThat(calibration().tokenRatio()).isCloseTo(1.05, within(1e-12));
+  }
+
+  @Test
+  void anAttemptHoldsItsPromptsMemoryUntilItEnds() {
+    SentAttempt a = attempt().send();
+    SentAttempt b = attempt().send();
+    assertThat(state.activeTokens.get()).isEqualTo(2000);
+    a.firstToken(SENT + 1);
+    assertThat(state.activeTokens.get()).as("a first token frees nothing").isEqualTo(2000);
+    a.completed(2000, 0, SENT + 2);
+    assertThat(state.activeTokens.get()).isEqualTo(1000);
+    b.failed(SENT + 3);
+    assertThat(state.activeTokens.get()).isZero();
+  }
+
+  @Test
+  void aStreamTeachesItsRunFromItsFirstTokenAWholeAnswerFromItsExpectedPrefill() {
+    SentAttempt stream = attempt().send();
+    stream.firstToken(SENT + 500_000_000L);
+    stream.completed(2000, 0, SENT + 1_500_000_000L);
+    double afterStream = 2 + 0.05 * (1.0 - 2);
+    assertThat(calibration().runSeconds()).isCloseTo(afterStream, within(1e-12));
+
+    // Whole: 1.5 s in all, less 0.2 s expected wait and the 0.1 s prefill.
+    attempt().whole().waited(0.2).send().completed(2000, 0, SENT + 1_500_000_000L);
+    assertThat(calibration().runSeconds())
+        .isCloseTo(afterStream + 0.05 * (1.2 - afterStream), within(1e-12));
   }
 
   @Test
