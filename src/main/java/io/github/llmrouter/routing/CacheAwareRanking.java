@@ -353,7 +353,7 @@ final class CacheAwareRanking implements Ranking {
     double tokens = promptTokens();
     long capacity = load.kvCapacityTokens(index, nanos);
     double uncached = Math.max(0, tokens - cachedTokens(index, capacity));
-    double waited = wait(index, nanos, rate) + memoryWait(index, nanos, tokens, capacity);
+    double waited = wait(index, nanos, rate);
     long prefillNanos = Math.round(Math.min(uncached / rate, MAX_PREFILL_SECONDS) * 1e9);
     state.add(nanos, prefillNanos, streamed);
     long active = Math.round(tokens);
