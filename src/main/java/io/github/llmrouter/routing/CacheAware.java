@@ -31,10 +31,10 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       by the time since the report);</li>
  *   <li><em>memory</em>: where the replica reports its KV-cache capacity (vLLM, SGLang), the time
  *       until its KV memory has room for the whole prompt: none while the prompt fits beside what
- *       its running requests hold (the reported usage, or this client's own unfinished requests'
- *       prompts if more), else the share of a typical run after the first token (learnt from the
- *       answers) that the requests holding the excess need to end. Predicted cached tokens never
- *       exceed the capacity;</li>
+ *       its running requests hold (the reported usage, drained by the report's age over a typical
+ *       run, or this client's own unfinished requests' prompts if more), else the share of a
+ *       typical run after the first token (learnt from the answers) that the requests holding the
+ *       excess need to end. Predicted cached tokens never exceed the capacity;</li>
  *   <li><em>rate</em>: the prefill rate learnt from streams, times the replica's weight, divided
  *       by how much longer its queue waits than the fleet's (a slow replica);</li>
  *   <li><em>λ</em> is the fleet's mean wait over a typical request's prefill time: the busier the

@@ -239,18 +239,21 @@ final class CacheAwareRanking implements Ranking {
   /**
    * Seconds until replica {@code i}'s KV memory has room for a prompt of {@code tokens}: none while
    * it fits beside what the replica's running requests hold (every client's, from its last report,
-   * or this client's own unfinished ones if more), else the time for the requests holding the
-   * excess to end, their ends taken as spread evenly over one typical run. None when the capacity
-   * is unknown.
+   * drained by the report's age over one typical run, or this client's own unfinished ones if
+   * more), else the time for the requests holding the excess to end, their ends taken as spread
+   * evenly over one typical run. None when the capacity is unknown.
    */
   private double memoryWait(int i, long now, double tokens, long capacity) {
     if (capacity <= 0) return 0;
     double usage = load.kvUsage(i, now);
-    double active = Math.max(picker.states[i].activeTokens.get(),
-        Double.isNaN(usage) ? 0 : usage * capacity);
+    double run = picker.memory.calibration.runSeconds();
+    // What the report saw running ends within about one run: it drains with the report's age.
+    double reported = Double.isNaN(usage) ? 0
+        : usage * capacity * Math.max(0, 1 - load.reportAgeNanos(i, now) * 1e-9 / run);
+    double active = Math.max(picker.states[i].activeTokens.get(), reported);
     double excess = active + tokens - capacity;
     if (!(excess > 0)) return 0;
-    return picker.memory.calibration.runSeconds() * Math.min(1, excess / Math.max(1, active));
+    return run * Math.min(1, excess / Math.max(1, active));
   }
 
   /**

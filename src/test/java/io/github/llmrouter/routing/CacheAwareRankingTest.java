@@ -593,7 +593,20 @@ class CacheAwareRankingTest {
         + " tokens cached: index)");
     assertThat(full.estimatedWaitSeconds()).isCloseTo(run * 412 / 900.0, within(1e-9));
 
-    // With room for the prompt beside what runs there, the cached prefix keeps it home.
+    // The same report a fifth of a run old: 720 tokens still held, 232 in excess.
+    load.ageNanos[home] = Math.round(run * 0.2e9);
+    CacheAwareRanking older = rank();
+    nextUntil(older, home);
+    assertThat(older.estimatedWaitSeconds()).isCloseTo(run * 232 / 720.0, within(1e-6));
+
+    // A run old, what the report saw running has ended: the cached prefix keeps it home.
+    load.ageNanos[home] = Math.round(run * 1e9);
+    CacheAwareRanking ended = rank();
+    assertThat(ended.next()).isEqualTo(home);
+    assertThat(ended.versusRunnerUp()).doesNotContain("KV memory");
+
+    // With room for the prompt beside what runs there, the same.
+    load.ageNanos[home] = 0;
     load.kvUsage[home] = 0.4;
     CacheAwareRanking room = rank();
     assertThat(room.next()).isEqualTo(home);
