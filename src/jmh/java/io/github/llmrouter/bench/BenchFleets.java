@@ -37,10 +37,13 @@ final class BenchFleets {
     for (int i = 0; i < set.size(); i++) {
       int waiting = random.nextInt(7);
       double wait = 0.1 + 1.9 * random.nextDouble();
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 100.0, 100.0,
-          at - 1_000_000_000L, LoadReport.Source.SCRAPE), false);
-      load.publish(i, new LoadReport(waiting, 8, waiting + 2, 0.5, 100.0 + 10 * wait, 110.0, at,
-          LoadReport.Source.SCRAPE), false);
+      // KV usage from half to all of an H100's 480 K tokens: the fullest leave no room for a
+      // 16 KB prompt, so decisions price the memory term.
+      double kvUsage = 0.5 + 0.5 * random.nextDouble();
+      load.publish(i, new LoadReport(waiting, 8, waiting + 2, kvUsage, 100.0, 100.0,
+          at - 1_000_000_000L, LoadReport.Source.SCRAPE, 480_000), false);
+      load.publish(i, new LoadReport(waiting, 8, waiting + 2, kvUsage, 100.0 + 10 * wait, 110.0,
+          at, LoadReport.Source.SCRAPE, 480_000), false);
     }
     return load;
   }

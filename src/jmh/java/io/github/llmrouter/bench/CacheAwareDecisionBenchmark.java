@@ -151,6 +151,8 @@ public class CacheAwareDecisionBenchmark {
     int i = ranking.next();
     RoutedAttempt attempt = ranking.sent(i, load.nanoTime(), true);
     attempt.firstToken(load.nanoTime());
+    // Ended as a call ends it, so that what it holds on its replica is freed.
+    attempt.completed(-1, -1, load.nanoTime());
     return attempt;
   }
 }

@@ -155,11 +155,13 @@ final class CacheAwareRanking implements Ranking {
       // What the conversation home prefills now, the conversation's next turn finds there,
       // whichever client sends it: worth as much as the share of turns other clients send.
       if (i == conversationHome) uncached *= 1 - cal.foreignShare();
-      double cost = wait + memoryWait(i, now, tokens, capacity) + (1 + lambda) * uncached / rate;
-      // A cost that is not a number ranks last, yet the replica stays a candidate.
-      if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
+      double cost = wait + (1 + lambda) * uncached / rate;
       double queued = awaiting(i, now);
       awaitingSum += queued;
+      // The memory term only adds: it is priced for a replica that may still beat the best two.
+      if (!(second >= 0 && cost >= secondCost)) cost += memoryWait(i, now, tokens, capacity);
+      // A cost that is not a number ranks last, yet the replica stays a candidate.
+      if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
       // The cap is checked only for a replica that would improve on the best two within it.
       if (second >= 0 && cost >= secondCost) continue;
       if (picker.cap.admits(i, queued, awaitingPerWeight)) {
