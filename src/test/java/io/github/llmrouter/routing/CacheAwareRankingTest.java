@@ -574,10 +574,7 @@ class CacheAwareRankingTest {
   /** A load view whose reports, report ages and clock a test sets. */
   @Test
   void aReplicaWhoseKvMemoryIsFullLosesALongPromptToOneThatHoldsLessOfIt() {
-    CacheAwareRanking first = rank();
-    first.next();
-    first.sent(home, load.now, false).completed(512, 0, load.now + 100_000_000L);
-    load.now += 200_000_000L;
+    answeredWholeFromHome();
     Arrays.fill(load.kvCapacity, 1_000);
     Arrays.fill(load.kvUsage, 0.1);
     // The home holds all 512 tokens, but its running requests hold 900 of its 1,000: the prompt
@@ -656,16 +653,24 @@ class CacheAwareRankingTest {
 
   @Test
   void predictedCachedTokensNeverExceedTheReplicasCapacity() {
-    CacheAwareRanking first = rank();
-    first.next();
-    first.sent(home, load.now, false).completed(512, 0, load.now + 100_000_000L);
-    load.now += 200_000_000L;
+    answeredWholeFromHome();
     load.kvCapacity[home] = 300;
     load.kvUsage[home] = 0.0;
     CacheAwareRanking ranking = rank();
     nextUntil(ranking, home);
     assertThat(ranking.predictedCachedTokens()).isEqualTo(300);
     assertThat(ranking.versusRunnerUp()).contains("300 of 512 prompt tokens cached: index");
+  }
+
+  /**
+   * Sends the fixture's request to its home, answered whole 100 ms later with nothing cached (its
+   * 512 tokens now in the index there), and moves the clock 200 ms on.
+   */
+  private void answeredWholeFromHome() {
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(home, load.now, false).completed(512, 0, load.now + 100_000_000L);
+    load.now += 200_000_000L;
   }
 
   /** Takes replicas from {@code ranking} until {@code replica}; returns how many came before it. */
@@ -703,12 +708,7 @@ class CacheAwareRankingTest {
     }
 
     @Override
-    public long kvCapacityTokens(int index, long now) {
-      return kvCapacity[index];
-    }
-
-    @Override
-    public double kvUsage(int index, long now) {
+    public double kvUsage(int index) {
       return kvUsage[index];
     }
 
