@@ -21,6 +21,8 @@ final class Calibration {
    * seconds: {@value}.
    */
   static final double INITIAL_RUN_SECONDS = 2;
+  /** The shortest typical run after the first token learnt, seconds: {@value}. */
+  static final double MIN_RUN_SECONDS = 1e-3;
   /** The longest run after the first token a sample may report, seconds: {@value}. */
   static final double MAX_RUN_SECONDS = 3_600;
   /** The least real prompt tokens one estimated token stands for: {@value}. */
@@ -91,7 +93,7 @@ final class Calibration {
    */
   void ran(double seconds) {
     if (!(seconds >= 0 && seconds <= MAX_RUN_SECONDS)) return;
-    run += STEP * (seconds - run);
+    run = clamp(run + STEP * (seconds - run), MIN_RUN_SECONDS, MAX_RUN_SECONDS);
   }
 
   /**

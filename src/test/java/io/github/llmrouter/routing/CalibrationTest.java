@@ -70,6 +70,9 @@ class CalibrationTest {
     assertThat(calibration.runSeconds()).isCloseTo(2.5, within(1e-12));
     for (int i = 0; i < 10_000; i++) calibration.ran(Calibration.MAX_RUN_SECONDS);
     assertThat(calibration.runSeconds()).isLessThanOrEqualTo(Calibration.MAX_RUN_SECONDS);
+    // Answers that all end at their first token: the run never reaches 0.
+    for (int i = 0; i < 20_000; i++) calibration.ran(0);
+    assertThat(calibration.runSeconds()).isEqualTo(Calibration.MIN_RUN_SECONDS);
   }
 
   @Test
