@@ -611,6 +611,26 @@ class CacheAwareRankingTest {
   }
 
   @Test
+  void aFullReplicaWalkedAfterTheBestTwoIsStillPricedForItsMemory() {
+    // The prompt is held by a replica other than the homes, so the walk from the conversation
+    // home has a best and a runner-up before it reaches it.
+    int holder = others().get(others().size() - 1);
+    CacheAwareRanking first = rank();
+    first.next();
+    first.sent(holder, load.now, false).completed(512, 0, load.now + 100_000_000L);
+    load.now += 200_000_000L;
+    CacheAwareRanking free = rank();
+    assertThat(free.next()).as("with memory to spare the holder wins").isEqualTo(holder);
+
+    Arrays.fill(load.kvCapacity, 1_000);
+    Arrays.fill(load.kvUsage, 0.1);
+    load.kvUsage[holder] = 0.9;
+    CacheAwareRanking full = rank();
+    assertThat(full.next()).isNotEqualTo(holder);
+    assertThat(nextUntil(full, holder)).as("the holder ranks last of four").isEqualTo(2);
+  }
+
+  @Test
   void thisClientsUnfinishedRequestsCountAsHeldMemoryUntilTheyEnd() {
     Arrays.fill(load.kvCapacity, 800);
     CacheAwareRanking first = rank();
