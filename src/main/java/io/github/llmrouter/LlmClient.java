@@ -83,6 +83,7 @@ public final class LlmClient implements AutoCloseable {
   private final String policyName;
   private final boolean hasApiKey;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final RoutingListener listener;
 
   /** Wires a client's parts together and starts them; {@code b} has been validated. */
   LlmClient(LlmClientBuilder b, ReplicaResolver resolver) {
@@ -92,7 +93,7 @@ public final class LlmClient implements AutoCloseable {
     this.ownsHttp = b.okHttpClient == null;
     this.http = OkHttpClients.configure(b.okHttpClient, b.maxConcurrentRequests, b.connectTimeout,
         b.firstByteTimeout);
-    RoutingListener listener = GuardedListener.of(b.listener);
+    this.listener = GuardedListeners.of(b.listeners, b.ticker);
     DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.callTimeout,
         b.circuitBreaker, b.admission, b.maxWaitingCalls, b.loadMonitoring.staleAfter(), b.ticker,
         listener);
@@ -297,6 +298,12 @@ public final class LlmClient implements AutoCloseable {
     fleet.close();
     if (scraper != null) scraper.close();
     if (ownsHttp) OkHttpClients.release(http);
+    listener.onClientClosed(this);
+  }
+
+  /** Tells the listeners that the client, now built, is running. */
+  void started() {
+    listener.onClientStarted(this);
   }
 
   @Override

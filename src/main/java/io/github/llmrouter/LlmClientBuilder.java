@@ -54,7 +54,7 @@ public final class LlmClientBuilder {
   int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
   @Nullable String apiKey;
   @Nullable OkHttpClient okHttpClient;
-  RoutingListener listener = RoutingListener.NONE;
+  final List<RoutingListener> listeners = new ArrayList<>();
   Ticker ticker = Ticker.system();
   LoadMonitoring loadMonitoring = LoadMonitoring.defaults();
   Admission admission = Admission.disabled();
@@ -222,13 +222,15 @@ public final class LlmClientBuilder {
   }
 
   /**
-   * Receives routing events; default none.
+   * Adds a listener of routing events; default none. Several may be added: each hears every
+   * event, in the order they were added, and one that throws keeps no other from hearing it (see
+   * {@link RoutingListener}).
    *
    * @param listener the listener; not null
    * @return this builder
    */
   public LlmClientBuilder listener(RoutingListener listener) {
-    this.listener = requireNonNull(listener, "listener");
+    listeners.add(requireNonNull(listener, "listener"));
     return this;
   }
 
@@ -383,7 +385,9 @@ public final class LlmClientBuilder {
       HeaderFields.checkValue("Authorization", apiKey, "apiKey");
     }
     RuntimeCompatibility.checkOnce();
-    return new LlmClient(this, source);
+    LlmClient client = new LlmClient(this, source);
+    client.started();
+    return client;
   }
 
   private static void checkDuration(String knob, Duration d, boolean zeroAllowed, Duration max,

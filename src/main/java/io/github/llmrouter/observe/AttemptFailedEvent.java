@@ -6,7 +6,9 @@ import java.time.Duration;
 /**
  * One attempt of a call failed.
  *
+ * @param callId as in {@link CallStartedEvent#callId()}
  * @param operation as in {@link RoutedEvent#operation()}
+ * @param model the requested model
  * @param attempt the failed attempt's number
  * @param replicaId the replica it failed on
  * @param failure what went wrong
@@ -19,5 +21,5 @@ import java.time.Duration;
  *     replica is left or the only ones left asked, with {@code Retry-After}, for a pause past the
  *     deadline.
  */
-public record AttemptFailedEvent(String operation, int attempt, String replicaId,
-    LlmException failure, boolean willRetry, Duration backoff, String whyNot) {}
+public record AttemptFailedEvent(long callId, String operation, String model, int attempt,
+    String replicaId, LlmException failure, boolean willRetry, Duration backoff, String whyNot) {}

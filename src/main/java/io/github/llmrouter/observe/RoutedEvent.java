@@ -4,13 +4,18 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A replica was chosen for one attempt of a call.
+ * A replica was chosen for one attempt of a call. One {@link AttemptEndedEvent} of the same
+ * {@code callId} and {@code attempt} follows.
  *
+ * @param callId as in {@link CallStartedEvent#callId()}
  * @param operation {@code chat}, {@code chat.stream}, {@code completion}, {@code
  *     completion.stream} or {@code embeddings}
  * @param model the requested model
  * @param attempt 1 for the first attempt, 2 for the first retry, …
  * @param replicaId the chosen replica
+ * @param serverAddress the replica's host
+ * @param serverPort the replica's port
+ * @param failover whether this attempt follows a failed one on another replica
  * @param reason why the policy chose it, e.g. "key owner on the ring, within load bound"
  * @param replicaInFlight this client's requests in flight on the replica before this one
  * @param totalInFlight this client's requests in flight on the whole fleet before this one
@@ -22,23 +27,29 @@ import org.jspecify.annotations.Nullable;
  * @param versusRunnerUp why the replica beat the policy's runner-up, with the figures compared, or
  *     "" if the policy does not compare replicas
  */
-public record RoutedEvent(String operation, String model, int attempt, String replicaId,
-    String reason, int replicaInFlight, long totalInFlight, long predictedCachedTokens,
+public record RoutedEvent(long callId, String operation, String model, int attempt,
+    String replicaId, String serverAddress, int serverPort, boolean failover, String reason,
+    int replicaInFlight, long totalInFlight, long predictedCachedTokens,
     @Nullable Duration estimatedWait, String versusRunnerUp) {
   /**
    * An event without the policy's predictions.
    *
+   * @param callId as in {@link CallStartedEvent#callId()}
    * @param operation the call's operation, such as {@code chat}
    * @param model the requested model
    * @param attempt 1 for the first attempt, 2 for the first retry, …
    * @param replicaId the chosen replica
+   * @param serverAddress the replica's host
+   * @param serverPort the replica's port
+   * @param failover whether this attempt follows a failed one on another replica
    * @param reason why the policy chose it
    * @param replicaInFlight this client's requests in flight on the replica before this one
    * @param totalInFlight this client's requests in flight on the whole fleet before this one
    */
-  public RoutedEvent(String operation, String model, int attempt, String replicaId, String reason,
-      int replicaInFlight, long totalInFlight) {
-    this(operation, model, attempt, replicaId, reason, replicaInFlight, totalInFlight, -1, null,
-        "");
+  public RoutedEvent(long callId, String operation, String model, int attempt, String replicaId,
+      String serverAddress, int serverPort, boolean failover, String reason, int replicaInFlight,
+      long totalInFlight) {
+    this(callId, operation, model, attempt, replicaId, serverAddress, serverPort, failover, reason,
+        replicaInFlight, totalInFlight, -1, null, "");
   }
 }

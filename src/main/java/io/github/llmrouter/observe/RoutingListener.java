@@ -1,19 +1,34 @@
 package io.github.llmrouter.observe;
 
+import io.github.llmrouter.LlmClient;
+
 /**
- * Receives routing events: every replica choice with the reason for it, every failed attempt, and
- * the end of every call; and, from the side, every membership change, ejection, circuit-breaker
- * transition, health flip and panic. Request events are called on the request's thread (or an
- * OkHttp thread for asynchronous calls); fleet events on whichever thread noticed the change (a
- * request thread, the client's scheduler or a resolver's thread). Methods must return quickly and
- * be thread-safe; an exception thrown by a listener is logged and otherwise ignored.
+ * Receives routing events: the start of every call, every replica choice with the reason for it,
+ * the end of every attempt and of every call; and, from the side, every membership change,
+ * ejection, circuit-breaker transition, health flip and panic. Request events are called on the
+ * request's thread (or an OkHttp thread for asynchronous calls and stream ends); fleet events on
+ * whichever thread noticed the change (a request thread, the client's scheduler or a resolver's
+ * thread).
+ *
+ * <p>A call's events share its {@link CallStartedEvent#callId() callId} and come in this order:
+ * {@code onCallStarted}; then per attempt {@code onRouted}, {@code onAttemptEnded} and, if it
+ * failed, {@code onAttemptFailed}; then {@code onCallFinished}. A stream's call finishes at its
+ * first chunk, and its answering attempt ends when the stream does.
+ *
+ * <p>A client may have several listeners ({@link io.github.llmrouter.LlmClientBuilder#listener}),
+ * called one after the other in the order they were added, on the thread of the event. Methods
+ * must be thread-safe and should return in microseconds: request events run on the request path,
+ * so a listener that blocks delays the call by as long (and an asynchronous call's OkHttp thread
+ * with it). An exception thrown by a listener is logged (at most once a minute per listener) and
+ * otherwise ignored: it fails no call, and the other listeners still hear the event.
  *
  * <pre>{@code
  * LlmClient client = LlmClient.builder()
  *     .replicas("http://10.0.0.7:8000", "http://10.0.0.8:8000")
  *     .listener(new RoutingListener() {
- * public void onRouted(RoutedEvent e) { log.debug("{} -> {} ({})", e.model(), e.replicaId(),
- * e.reason()); }
+ *       public void onRouted(RoutedEvent e) {
+ *         log.debug("{} -> {} ({})", e.model(), e.replicaId(), e.reason());
+ *       }
  *     })
  *     .build();
  * }</pre>
@@ -23,11 +38,53 @@ public interface RoutingListener {
   RoutingListener NONE = new RoutingListener() {};
 
   /**
+   * The client was built and is running: a listener that reads the fleet (gauges of {@link
+   * LlmClient#fleet()}, for instance) can keep {@code client} until {@link
+   * #onClientClosed(LlmClient)}. Called once per client, on the thread that built it.
+   *
+   * @param client the new client; never null
+   */
+  default void onClientStarted(LlmClient client) {}
+
+  /**
+   * The client was closed; no event follows but for calls still in progress.
+   *
+   * @param client the closed client; never null
+   */
+  default void onClientClosed(LlmClient client) {}
+
+  /**
+   * A call began.
+   *
+   * @param event the event; never null
+   */
+  default void onCallStarted(CallStartedEvent event) {}
+
+  /**
    * A replica was chosen for an attempt.
    *
    * @param event the event; never null
    */
   default void onRouted(RoutedEvent event) {}
+
+  /**
+   * A replica was chosen for an attempt whose request is about to be built: a listener that
+   * propagates context (such as a tracer's {@code traceparent}) sets its headers here. The
+   * default calls {@link #onRouted(RoutedEvent)}; the client calls only this method.
+   *
+   * @param event the event; never null
+   * @param headers where to set headers on the attempt's request; valid only during this call
+   */
+  default void onRouted(RoutedEvent event, RequestHeaders headers) {
+    onRouted(event);
+  }
+
+  /**
+   * An attempt ended: answered, failed or abandoned by the caller.
+   *
+   * @param event the event; never null
+   */
+  default void onAttemptEnded(AttemptEndedEvent event) {}
 
   /**
    * An attempt failed; {@link AttemptFailedEvent#willRetry()} says whether another follows.

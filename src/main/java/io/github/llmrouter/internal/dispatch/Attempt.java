@@ -6,10 +6,10 @@ import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.transport.AnswerWatch;
 import io.github.llmrouter.internal.transport.StreamEnd;
 import io.github.llmrouter.load.InFlightCounter;
+import io.github.llmrouter.observe.AttemptEndedEvent.Outcome;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutedAttempt;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
 
@@ -23,13 +23,25 @@ import org.jspecify.annotations.Nullable;
  * it), failed (for a stream: broken by the replica after its first chunk), or abandoned by the
  * caller (cancelled, or a stream closed early), which says nothing of the replica. Ending releases
  * the in-flight count and tells the outcome to the policy, to outlier detection and to the
- * replica's breaker; a stream broken after it reached the caller is also reported to the listener.
- * A later end is ignored.
+ * replica's breaker, and {@link Ended} is told how it ended. A later end is ignored.
  *
  * <p>Its {@link AttemptLoop}'s steps make and end it one at a time; a stream's end comes later, on
  * whichever thread ends the stream. The end is claimed atomically.
  */
 final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, AnswerWatch {
+  /** How an attempt's end is reported beyond the replica's health and the policy. */
+  @FunctionalInterface
+  interface Ended {
+    /**
+     * {@code attempt} ended at {@code now} with {@code outcome}; {@code value} is the answer (a
+     * stream's last chunk, or null), {@code failure} the failure if it failed.
+     */
+    void ended(Attempt attempt, Outcome outcome, @Nullable Object value,
+        @Nullable LlmException failure, long now);
+  }
+
+  /** The attempt's number in its call, 1 for the first. */
+  final int number;
   final int index;
   final Replica replica;
   final InFlightCounter counter;
@@ -37,18 +49,21 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
   private final Ticker ticker;
   private final long startNanos;
   private final boolean permitted;
-  /** Told of a stream the replica broke after it reached the caller. */
-  private final BiConsumer<Attempt, LlmException> streamBroke;
+  private final Ended ended;
   /** The policy's account of the attempt, once it is sent; {@link RoutedAttempt#IGNORED} before. */
   RoutedAttempt routed = RoutedAttempt.IGNORED;
-  private final AtomicBoolean ended = new AtomicBoolean();
+  /** The prompt tokens the policy predicted the replica held, -1 if it made no prediction. */
+  long predictedCachedTokens = -1;
+  /** When a stream's first chunk arrived, or {@link Long#MIN_VALUE} before (or for no stream). */
+  private volatile long firstChunkAt = Long.MIN_VALUE;
+  private final AtomicBoolean over = new AtomicBoolean();
   private volatile @Nullable Call call;
   private volatile boolean answering;
   private volatile boolean lost;
 
-  Attempt(int index, Replica replica, InFlightCounter counter, Eligibility eligibility,
-      Ticker ticker, long startNanos, boolean permitted,
-      BiConsumer<Attempt, LlmException> streamBroke) {
+  Attempt(int number, int index, Replica replica, InFlightCounter counter,
+      Eligibility eligibility, Ticker ticker, long startNanos, boolean permitted, Ended ended) {
+    this.number = number;
     this.index = index;
     this.replica = replica;
     this.counter = counter;
@@ -56,7 +71,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
     this.ticker = ticker;
     this.startNanos = startNanos;
     this.permitted = permitted;
-    this.streamBroke = streamBroke;
+    this.ended = ended;
   }
 
   /**
@@ -65,7 +80,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
    */
   void exchange(Call call) {
     this.call = call;
-    if (!ended.get()) eligibility.status(index).track(this);
+    if (!over.get()) eligibility.status(index).track(this);
   }
 
   @Override
@@ -92,11 +107,22 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
 
   /** How long the attempt ran until {@code now}, or 0 if it has ended. */
   long durationNanos(long now) {
-    return ended.get() ? 0 : now - startNanos;
+    return over.get() ? 0 : now - startNanos;
+  }
+
+  /** {@return when the attempt started} */
+  long startNanos() {
+    return startNanos;
+  }
+
+  /** {@return when a stream's first chunk arrived, or {@link Long#MIN_VALUE} if none did} */
+  long firstChunkAt() {
+    return firstChunkAt;
   }
 
   /** A stream's first chunk arrived at {@code now}: the attempt goes on until the stream ends. */
   void firstChunk(long now) {
+    firstChunkAt = now;
     Feedback.firstToken(routed, now);
   }
 
@@ -106,6 +132,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
     counter.release();
     Feedback.answered(routed, value, now);
     eligibility.record(index, permitted, now, now - startNanos, null);
+    ended.ended(this, Outcome.ANSWERED, value, null, now);
   }
 
   /**
@@ -117,6 +144,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
     counter.release();
     Feedback.failed(routed, now);
     eligibility.record(index, permitted, now, now - startNanos, failure);
+    ended.ended(this, Outcome.FAILED, null, failure, now);
     return true;
   }
 
@@ -126,6 +154,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
     counter.release();
     Feedback.failed(routed, now);
     eligibility.record(index, permitted, now, 0, new LlmException("cancelled by the caller"));
+    ended.ended(this, Outcome.ABANDONED, null, null, now);
   }
 
   @Override
@@ -135,7 +164,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
 
   @Override
   public void broke(LlmException failure) {
-    if (failed(failure, ticker.read())) streamBroke.accept(this, failure);
+    failed(failure, ticker.read());
   }
 
   @Override
@@ -144,7 +173,7 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
   }
 
   private boolean claimEnd() {
-    if (!ended.compareAndSet(false, true)) return false;
+    if (!over.compareAndSet(false, true)) return false;
     eligibility.status(index).untrack(this);
     return true;
   }

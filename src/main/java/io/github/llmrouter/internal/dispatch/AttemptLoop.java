@@ -6,10 +6,14 @@ import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
@@ -55,6 +59,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private final CompletableFuture<R> result;
   private final Ticker ticker;
   private final RoutingListener listener;
+  /** The call's number for its events; 0 when nobody listens. */
+  private final long callId;
   private final Deadline deadline;
   private RoutingTable table;
   /** The walk over the current round of the ranking; made at the first attempt. */
@@ -66,6 +72,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** The attempt in progress, or the last one. */
   private @Nullable Attempt current;
+  /** The headers the listeners set on the attempt being made; null when nobody listens. */
+  private @Nullable AddedHeaders headers;
 
   // A blocking call's next step, and how long to wait before it.
   private @Nullable Runnable pending;
@@ -88,6 +96,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     this.result = result;
     this.ticker = dispatcher.config.ticker();
     this.listener = dispatcher.config.listener();
+    this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
     dispatcher.budget.onCall();
@@ -127,6 +136,17 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** Starts the call: waits for replicas while the fleet is empty, then makes the first attempt. */
   void start() {
+    if (listener != RoutingListener.NONE) {
+      listener.onCallStarted(new CallStartedEvent(callId, endpoint.operation(), request.model()));
+      // A caller who cancels ends the call wherever it is: in an attempt, a backoff or a wait.
+      if (!blocking) {
+        result.whenComplete((v, t) -> {
+          if (result.isCancelled()) {
+            finished(null, new LlmException("cancelled by the caller"), ticker.read());
+          }
+        });
+      }
+    }
     FleetReadiness readiness = dispatcher.fleet.readiness();
     long timeout = deadline.remainingNanos(ticker.read());
     if (table.picker != null || (deadline.exists() && timeout <= 0) || !readiness.enter()) {
@@ -163,7 +183,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         dispatcher.config.policy());
     Call call;
     try {
-      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos(), a);
+      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos(), a,
+          headers);
     } catch (LlmException e) {
       // The deadline passed before the exchange could start, or the request cannot be built:
       // neither is worth another attempt, and failed() ends the call.
@@ -190,7 +211,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     } else {
       a.answered(value, now);
     }
-    finished(a.replica.id(), null);
+    finished(a.replica.id(), null, now);
     result.complete(value);
   }
 
@@ -270,11 +291,17 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       return WAIT;
     }
     if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
-    current = new Attempt(index, table.replicas.get(index), table.load.counter(index),
-        table.eligibility, ticker, now, w.permitted(), this::streamBroke);
-    attempt++;
+    Attempt previous = current;
+    Attempt a = new Attempt(++attempt, index, table.replicas.get(index),
+        table.load.counter(index), table.eligibility, ticker, now, w.permitted(), this::ended);
+    current = a;
     if (listener != RoutingListener.NONE) {
-      listener.onRouted(w.routedEvent(endpoint.operation(), attempt, table, index));
+      boolean failover = previous != null && !previous.replica.id().equals(a.replica.id());
+      RoutedEvent routed = w.routedEvent(callId, endpoint.operation(), attempt, table, index,
+          failover);
+      a.predictedCachedTokens = routed.predictedCachedTokens();
+      headers = new AddedHeaders();
+      listener.onRouted(routed, headers);
     }
     return index;
   }
@@ -311,8 +338,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         dispatcher.budget, deadline, now);
     boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
     if (listener != RoutingListener.NONE) {
-      listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
-          failed.replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
+      listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
+          request.model(), attempt, failed.replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
           decision.whyNot()));
     }
     switch (decision.kind()) {
@@ -328,24 +355,35 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   }
 
   /**
-   * The replica broke the stream this call handed to its caller: the call has succeeded, the
-   * attempt failed. Not retried (the caller has read part of it).
+   * Reports {@code a}'s end (see {@link Attempt.Ended}). A stream the replica broke after the
+   * call handed it to its caller is also a failed attempt that is not retried (the caller has
+   * read part of it): the call itself has succeeded.
    */
-  private void streamBroke(Attempt broken, LlmException failure) {
+  private void ended(Attempt a, AttemptEndedEvent.Outcome outcome, @Nullable Object value,
+      @Nullable LlmException failure, long now) {
     if (listener == RoutingListener.NONE) return;
-    listener.onAttemptFailed(new AttemptFailedEvent(endpoint.operation(), attempt,
-        broken.replica.id(), failure, false, Duration.ZERO, STREAM_BROKEN));
+    long start = deadline.startNanos();
+    long firstChunk = a.firstChunkAt();
+    listener.onAttemptEnded(new AttemptEndedEvent(callId, endpoint.operation(), request.model(),
+        a.number, a.replica.id(), outcome, now - a.startNanos(),
+        firstChunk == Long.MIN_VALUE ? -1 : firstChunk - start, now - start,
+        Feedback.usageOf(value), Feedback.modelOf(value), a.predictedCachedTokens, failure));
+    if (failure != null && firstChunk != Long.MIN_VALUE) {
+      listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
+          request.model(), a.number, a.replica.id(), failure, false, Duration.ZERO,
+          STREAM_BROKEN));
+    }
   }
 
   /** Reports the call's end and returns {@code failure} for throwing. */
   private LlmException fail(LlmException failure) {
-    finished(null, failure);
+    finished(null, failure, ticker.read());
     return failure;
   }
 
-  private void finished(@Nullable String replicaId, @Nullable LlmException failure) {
+  private void finished(@Nullable String replicaId, @Nullable LlmException failure, long now) {
     if (listener == RoutingListener.NONE) return;
-    listener.onCallFinished(new CallFinishedEvent(endpoint.operation(), request.model(), attempt,
-        replicaId, ticker.read() - deadline.startNanos(), failure));
+    listener.onCallFinished(new CallFinishedEvent(callId, endpoint.operation(), request.model(),
+        attempt, replicaId, now - deadline.startNanos(), failure));
   }
 }

@@ -1,6 +1,7 @@
 package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.Ranking;
@@ -188,7 +189,8 @@ final class EligibleWalk implements Eligibility.KeyFraction {
    * The event of the last pick, {@code index} of {@code table}: with the ranking's predictions
    * (cached tokens, wait, why it beat the runner-up) if the pick was the ranking's own.
    */
-  RoutedEvent routedEvent(String operation, int attempt, RoutingTable table, int index) {
+  RoutedEvent routedEvent(long callId, String operation, int attempt, RoutingTable table,
+      int index, boolean failover) {
     long cached = -1;
     @Nullable Duration wait = null;
     String versus = "";
@@ -198,8 +200,10 @@ final class EligibleWalk implements Eligibility.KeyFraction {
       if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
       versus = ranking.versusRunnerUp();
     }
-    return new RoutedEvent(operation, request.model(), attempt, table.replicas.get(index).id(),
-        reason(), table.load.inFlight(index), table.load.totalInFlight(), cached, wait, versus);
+    Replica replica = table.replicas.get(index);
+    return new RoutedEvent(callId, operation, request.model(), attempt, replica.id(),
+        replica.baseUrl().host(), replica.baseUrl().port(), failover, reason(),
+        table.load.inFlight(index), table.load.totalInFlight(), cached, wait, versus);
   }
 
   /**

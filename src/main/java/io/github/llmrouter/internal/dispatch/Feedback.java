@@ -72,11 +72,21 @@ final class Feedback {
     }
   }
 
-  private static @Nullable Usage usageOf(@Nullable Object value) {
+  /** The usage an answer (a response, or a stream's last chunk) reports, or null. */
+  static @Nullable Usage usageOf(@Nullable Object value) {
     if (value instanceof ChatResponse r) return r.usage();
     if (value instanceof ChatChunk c) return c.usage();
     if (value instanceof CompletionResponse r) return r.usage();
     if (value instanceof EmbeddingResponse r) return r.usage();
+    return null;
+  }
+
+  /** The model an answer says answered, or null. */
+  static @Nullable String modelOf(@Nullable Object value) {
+    if (value instanceof ChatResponse r) return r.model();
+    if (value instanceof ChatChunk c) return c.model();
+    if (value instanceof CompletionResponse r) return r.model();
+    if (value instanceof EmbeddingResponse r) return r.model();
     return null;
   }
 }

@@ -15,6 +15,7 @@ import io.github.llmrouter.routing.RoutingRequest;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +42,8 @@ public final class RequestDispatcher {
   /** A request's affinity key, as the policy computes it: a slow start admits keys by it. */
   final KeyExtractor keys;
   private final AtomicBoolean panic = new AtomicBoolean();
+  /** The last call number given out; events carry it when someone listens. */
+  private final AtomicLong calls = new AtomicLong();
 
   /**
    * A dispatcher for one client.
@@ -58,6 +61,11 @@ public final class RequestDispatcher {
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.budget = new RetryBudget(config.retry(), config.ticker());
     this.keys = config.policy()::affinityKey;
+  }
+
+  /** {@return a new call's number, unique within the client} */
+  long nextCallId() {
+    return calls.incrementAndGet();
   }
 
   /**

@@ -121,11 +121,12 @@ public final class HttpTransport {
    * @param body from {@link Endpoint#body}
    * @param timeoutNanos bounds the whole exchange (0 = none)
    * @param watch told when the answer begins, or null
+   * @param added headers the listeners set, or null
    * @return the call, not yet started
    * @throws LlmException if the request cannot be built (never with a header value in the message)
    */
   public Call newCall(Replica replica, Endpoint<?> endpoint, byte[] body, long timeoutNanos,
-      @Nullable AnswerWatch watch) {
+      @Nullable AnswerWatch watch, @Nullable AddedHeaders added) {
     Request request;
     try {
       HttpUrl url = replica.url(endpoint.path());
@@ -136,6 +137,7 @@ public final class HttpTransport {
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
         b.header(h.getKey(), h.getValue());
       }
+      if (added != null) added.applyTo(b);
       if (watch != null) b.tag(AnswerWatch.class, watch);
       request = b.build();
     } catch (IllegalArgumentException e) {

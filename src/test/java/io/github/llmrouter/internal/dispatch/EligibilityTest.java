@@ -234,7 +234,8 @@ class EligibilityTest {
     assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Eligibility.ADMIT);
     InFlightCounter counter = LocalLoad.of(one).counter(0);
     counter.acquire();
-    Attempt a = new Attempt(0, one.get(0), counter, e, ticker, t0, true, (x, f) -> { });
+    Attempt a = new Attempt(1, 0, one.get(0), counter, e, ticker, t0, true,
+        (x, o, v, f, t) -> { });
     assertThat(a.durationNanos(t0 + 5_000)).isEqualTo(5_000);
 
     assertThat(a.failed(http(503), t0 + 7_000)).isTrue();
@@ -257,8 +258,8 @@ class EligibilityTest {
     e.record(0, true, ticker.read(), 1_000, http(503));
     ticker.advance(Duration.ofSeconds(11));
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe").isEqualTo(Eligibility.ADMIT);
-    Attempt probe = new Attempt(0, one.get(0), LocalLoad.of(one).counter(0), e, ticker,
-        ticker.read(), true, (x, f) -> { });
+    Attempt probe = new Attempt(1, 0, one.get(0), LocalLoad.of(one).counter(0), e, ticker,
+        ticker.read(), true, (x, o, v, f, t) -> { });
 
     probe.abandoned(ticker.read());
     probe.failed(http(503), ticker.read()); // already booked: says nothing more

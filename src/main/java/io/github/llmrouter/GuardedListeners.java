@@ -1,0 +1,158 @@
+package io.github.llmrouter;
+
+import io.github.llmrouter.internal.transport.RateLimitedLog;
+import io.github.llmrouter.observe.AttemptEndedEvent;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.CircuitBreakerEvent;
+import io.github.llmrouter.observe.ConnectionResentEvent;
+import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.HealthChangedEvent;
+import io.github.llmrouter.observe.MembershipEvent;
+import io.github.llmrouter.observe.PanicEvent;
+import io.github.llmrouter.observe.RequestHeaders;
+import io.github.llmrouter.observe.ResolverErrorEvent;
+import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import java.util.List;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The application's listeners as one, with the one rule for a listener that throws: it is logged
+ * (once a minute per listener at most) and otherwise ignored, so that no event can fail a call or
+ * a fleet update, nor keep the listeners after it from hearing the event. Each event goes to every
+ * listener in the order they were added, on the event's thread. The client wraps its listeners
+ * once and every part of it reports through the wrapper.
+ */
+final class GuardedListeners implements RoutingListener {
+  private static final Logger log = LoggerFactory.getLogger(RoutingListener.class);
+
+  private final RoutingListener[] listeners;
+  private final RateLimitedLog[] logs;
+
+  private GuardedListeners(List<RoutingListener> listeners, Ticker ticker) {
+    this.listeners = listeners.toArray(new RoutingListener[0]);
+    this.logs = new RateLimitedLog[this.listeners.length];
+    for (int i = 0; i < logs.length; i++) {
+      logs[i] = new RateLimitedLog(ticker, RateLimitedLog.MINUTE_NANOS);
+    }
+  }
+
+  /**
+   * {@code listeners}, guarded; none is {@link RoutingListener#NONE}, so that callers can still
+   * skip building events nobody hears.
+   */
+  static RoutingListener of(List<RoutingListener> listeners, Ticker ticker) {
+    List<RoutingListener> heard = listeners.stream().filter(l -> l != RoutingListener.NONE)
+        .toList();
+    return heard.isEmpty() ? RoutingListener.NONE : new GuardedListeners(heard, ticker);
+  }
+
+  private <E> void deliver(E event, BiConsumer<RoutingListener, E> method) {
+    RoutingListener[] ls = listeners;
+    for (int i = 0; i < ls.length; i++) {
+      try {
+        method.accept(ls[i], event);
+      } catch (RuntimeException | LinkageError e) {
+        threw(i, event, e);
+      }
+    }
+  }
+
+  /**
+   * Listener {@code i} threw {@code e} on {@code event}. A LinkageError counts too: a listener
+   * compiled against an optional jar that is missing must not fail the call that told it.
+   */
+  private void threw(int i, Object event, Throwable e) {
+    long held = logs[i].permit();
+    if (held < 0) return;
+    log.warn("RoutingListener {} threw on {}; ignoring it{}", listeners[i].getClass().getName(),
+        event.getClass().getSimpleName(),
+        held == 0 ? "" : " (" + held + " more since the last report)", e);
+  }
+
+  @Override
+  public void onClientStarted(LlmClient client) {
+    deliver(client, RoutingListener::onClientStarted);
+  }
+
+  @Override
+  public void onClientClosed(LlmClient client) {
+    deliver(client, RoutingListener::onClientClosed);
+  }
+
+  @Override
+  public void onCallStarted(CallStartedEvent event) {
+    deliver(event, RoutingListener::onCallStarted);
+  }
+
+  @Override
+  public void onRouted(RoutedEvent event) {
+    deliver(event, RoutingListener::onRouted);
+  }
+
+  @Override
+  public void onRouted(RoutedEvent event, RequestHeaders headers) {
+    RoutingListener[] ls = listeners;
+    for (int i = 0; i < ls.length; i++) {
+      try {
+        ls[i].onRouted(event, headers);
+      } catch (RuntimeException | LinkageError e) {
+        threw(i, event, e);
+      }
+    }
+  }
+
+  @Override
+  public void onAttemptEnded(AttemptEndedEvent event) {
+    deliver(event, RoutingListener::onAttemptEnded);
+  }
+
+  @Override
+  public void onAttemptFailed(AttemptFailedEvent event) {
+    deliver(event, RoutingListener::onAttemptFailed);
+  }
+
+  @Override
+  public void onCallFinished(CallFinishedEvent event) {
+    deliver(event, RoutingListener::onCallFinished);
+  }
+
+  @Override
+  public void onMembershipChanged(MembershipEvent event) {
+    deliver(event, RoutingListener::onMembershipChanged);
+  }
+
+  @Override
+  public void onEjection(EjectionEvent event) {
+    deliver(event, RoutingListener::onEjection);
+  }
+
+  @Override
+  public void onCircuitBreaker(CircuitBreakerEvent event) {
+    deliver(event, RoutingListener::onCircuitBreaker);
+  }
+
+  @Override
+  public void onHealthChanged(HealthChangedEvent event) {
+    deliver(event, RoutingListener::onHealthChanged);
+  }
+
+  @Override
+  public void onPanic(PanicEvent event) {
+    deliver(event, RoutingListener::onPanic);
+  }
+
+  @Override
+  public void onResolverError(ResolverErrorEvent event) {
+    deliver(event, RoutingListener::onResolverError);
+  }
+
+  @Override
+  public void onConnectionResent(ConnectionResentEvent event) {
+    deliver(event, RoutingListener::onConnectionResent);
+  }
+}
