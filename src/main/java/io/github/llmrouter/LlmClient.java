@@ -28,6 +28,7 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingRequest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -93,10 +94,17 @@ public final class LlmClient implements AutoCloseable {
     this.ownsHttp = b.okHttpClient == null;
     this.http = OkHttpClients.configure(b.okHttpClient, b.maxConcurrentRequests, b.connectTimeout,
         b.firstByteTimeout);
-    this.listener = GuardedListeners.of(b.listeners, b.ticker);
+    List<RoutingListener> listeners = new ArrayList<>();
+    ClientLog clientLog = new ClientLog();
+    listeners.add(clientLog);
+    listeners.addAll(b.listeners);
+    this.listener = GuardedListeners.of(listeners, b.ticker);
+    // A call's events are built if a listener of the application's hears them, or if routing
+    // decisions are logged.
+    boolean heard = !b.listeners.isEmpty();
     DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.callTimeout,
         b.circuitBreaker, b.admission, b.maxWaitingCalls, b.loadMonitoring.staleAfter(), b.ticker,
-        listener);
+        listener, () -> heard || clientLog.routingLogged());
     StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.ticker, listener);
     this.fleet = new FleetState(config, statuses, scheduler);
     // Load reports read from responses go straight to the fleet's load view.

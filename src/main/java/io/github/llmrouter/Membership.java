@@ -5,11 +5,13 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.internal.dispatch.FleetState;
 import io.github.llmrouter.internal.health.HealthProber;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.observe.ResolverErrorEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,6 +33,10 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
   private final Ticker ticker;
   private final RoutingListener listener;
   private boolean closed; // guarded by this
+  /** A resolver that keeps failing is logged at WARN once a minute at most. */
+  private final RateLimitedLog failureLog;
+  /** Failures since the last snapshot published. */
+  private final AtomicInteger failures = new AtomicInteger();
 
   /**
    * @param prober the active health checks, or null if there are none
@@ -46,6 +52,7 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
     this.scheduler = scheduler;
     this.ticker = ticker;
     this.listener = listener;
+    this.failureLog = new RateLimitedLog(ticker, RateLimitedLog.MINUTE_NANOS);
   }
 
   void start() {
@@ -56,6 +63,11 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
   public synchronized void publish(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
     if (closed) return;
+    int failed = failures.getAndSet(0);
+    if (failed > 0) {
+      log.info("{} recovered after {} failures", resolver.name(), failed);
+      failureLog.reset();
+    }
     // Statuses first, so a joining replica's slow start is set before it becomes routable.
     statuses.update(replicas, resolver.name());
     fleet.update(replicas);
@@ -65,7 +77,12 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
   @Override
   public void failed(Throwable error) {
     requireNonNull(error, "error");
-    log.warn("{} failed; keeping the last replicas: {}", resolver.name(), error.toString());
+    int failed = failures.incrementAndGet();
+    long held = failureLog.permit();
+    if (held >= 0) {
+      log.warn("{} failed{}; keeping the last replicas: {}", resolver.name(),
+          failed == 1 ? "" : " (" + failed + " times in a row)", error.toString());
+    }
     if (listener != RoutingListener.NONE) {
       listener.onResolverError(new ResolverErrorEvent(resolver.name(), error));
     }

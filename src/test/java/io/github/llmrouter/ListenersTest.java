@@ -49,6 +49,12 @@ class ListenersTest {
   static final class Journal implements RoutingListener {
     final List<String> lines = new CopyOnWriteArrayList<>();
     final List<Object> events = new CopyOnWriteArrayList<>();
+    /** Call ids are unique in the JVM: lines number them from 1, in the order first heard. */
+    private final java.util.Map<Long, Integer> calls = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private int n(long callId) {
+      return calls.computeIfAbsent(callId, id -> calls.size() + 1);
+    }
 
     private void add(String line, Object event) {
       lines.add(line);
@@ -67,27 +73,27 @@ class ListenersTest {
 
     @Override
     public void onCallStarted(CallStartedEvent e) {
-      add("call " + e.callId() + " " + e.operation(), e);
+      add("call " + n(e.callId()) + " " + e.operation(), e);
     }
 
     @Override
     public void onRouted(RoutedEvent e) {
-      add("routed " + e.callId() + "/" + e.attempt() + (e.failover() ? " failover" : ""), e);
+      add("routed " + n(e.callId()) + "/" + e.attempt() + (e.failover() ? " failover" : ""), e);
     }
 
     @Override
     public void onAttemptEnded(AttemptEndedEvent e) {
-      add("ended " + e.callId() + "/" + e.attempt() + " " + e.outcome(), e);
+      add("ended " + n(e.callId()) + "/" + e.attempt() + " " + e.outcome(), e);
     }
 
     @Override
     public void onAttemptFailed(AttemptFailedEvent e) {
-      add("failed " + e.callId() + "/" + e.attempt() + (e.willRetry() ? " retry" : ""), e);
+      add("failed " + n(e.callId()) + "/" + e.attempt() + (e.willRetry() ? " retry" : ""), e);
     }
 
     @Override
     public void onCallFinished(CallFinishedEvent e) {
-      add("finished " + e.callId() + (e.succeeded() ? " ok" : " failed"), e);
+      add("finished " + n(e.callId()) + (e.succeeded() ? " ok" : " failed"), e);
     }
 
     <E> List<E> of(Class<E> type) {

@@ -5,7 +5,8 @@ package io.github.llmrouter.observe;
  * Every call that starts also finishes with exactly one {@link CallFinishedEvent} of the same
  * {@code callId}.
  *
- * @param callId the call's number, unique within its client; the same on all of the call's events
+ * @param callId the call's number, unique in the JVM (across clients); the same on all of the
+ *     call's events
  * @param operation {@code chat}, {@code chat.stream}, {@code completion}, {@code
  *     completion.stream} or {@code embeddings}
  * @param model the requested model

@@ -32,6 +32,28 @@ class ExamplesTest {
   }
 
   @Test
+  void theObservabilityExamplePrintsTheRoutersMetersAfterAReplicaStopped() {
+    String scrape = ObservabilityExample.run();
+    assertThat(scrape).doesNotContain("_bucket{")
+        .contains("llm_router_calls_seconds_count{error_type=\"none\",model=\"emulated-model\","
+            + "operation=\"chat\",outcome=\"success\"} 40")
+        .contains("llm_router_calls_seconds_count{error_type=\"none\",model=\"emulated-model\","
+            + "operation=\"chat.stream\",outcome=\"success\"} 20")
+        .contains("llm_router_time_to_first_token_seconds_count{")
+        .containsPattern("llm_router_attempts_seconds_count\\{error_type=\"ReplicaUnreachable"
+            + "Exception\",model=\"emulated-model\",operation=\"chat(\\.stream)?\",outcome="
+            + "\"failed\",replica=\"[^\"]+\"} [1-9]")
+        .containsPattern("llm_router_retries_total\\{model=\"emulated-model\",operation=\"chat"
+            + "(\\.stream)?\",reason=\"ReplicaUnreachableException\"} [1-9]")
+        .contains("llm_router_replicas 3.0")
+        .containsPattern("llm_router_tokens_total\\{model=\"emulated-model\",replica=\"[^\"]+\","
+            + "type=\"input\"} [1-9]")
+        .contains("llm_router_in_flight{").contains("llm_router_circuit_breaker_state{")
+        .contains("llm_router_load_report_age_seconds{")
+        .contains("llm_router_fleet_replicas_needed{target=\"2.0\"}");
+  }
+
+  @Test
   void demoShowsThePrefixAwarePoliciesBeatingRoundRobinAndTheReadmeShowsWhatItPrints()
       throws Exception {
     Demo.Result roundRobin = Demo.run(RoutingPolicy.roundRobin(), 16, 3);

@@ -95,7 +95,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     this.keepsCounter = endpoint.streaming();
     this.result = result;
     this.ticker = dispatcher.config.ticker();
-    this.listener = dispatcher.config.listener();
+    this.listener = dispatcher.config.callEvents().getAsBoolean() ? dispatcher.config.listener()
+        : RoutingListener.NONE;
     this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());

@@ -9,6 +9,7 @@ import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * What the dispatcher and its view of the fleet are configured with, validated by the client's
@@ -23,10 +24,13 @@ import java.time.Duration;
  * @param reportStaleAfter load reports older than this are ignored
  * @param ticker the client's time source
  * @param listener receives routing events; must not throw (the client guards the application's)
+ * @param callEvents whether a call's events (start, routing, attempts, end) are heard now; when
+ *     not, a call skips building them
  */
 public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration callTimeout,
     CircuitBreakerPolicy circuitBreaker, Admission admission, int maxWaitingCalls,
-    Duration reportStaleAfter, Ticker ticker, RoutingListener listener) {
+    Duration reportStaleAfter, Ticker ticker, RoutingListener listener,
+    BooleanSupplier callEvents) {
   /**
    * Checks that nothing is null.
    *
@@ -39,6 +43,7 @@ public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration
    * @param reportStaleAfter load reports older than this are ignored
    * @param ticker the client's time source
    * @param listener receives routing events; must not throw
+   * @param callEvents whether a call's events are heard now
    */
   public DispatcherConfig {
     requireNonNull(policy, "policy");
@@ -49,5 +54,6 @@ public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration
     requireNonNull(reportStaleAfter, "reportStaleAfter");
     requireNonNull(ticker, "ticker");
     requireNonNull(listener, "listener");
+    requireNonNull(callEvents, "callEvents");
   }
 }

@@ -42,8 +42,11 @@ public final class RequestDispatcher {
   /** A request's affinity key, as the policy computes it: a slow start admits keys by it. */
   final KeyExtractor keys;
   private final AtomicBoolean panic = new AtomicBoolean();
-  /** The last call number given out; events carry it when someone listens. */
-  private final AtomicLong calls = new AtomicLong();
+  /**
+   * The last call number given out, across the clients of the JVM, so that one listener shared
+   * by several clients can key its state by call; events carry it when someone listens.
+   */
+  private static final AtomicLong calls = new AtomicLong();
 
   /**
    * A dispatcher for one client.
@@ -63,7 +66,7 @@ public final class RequestDispatcher {
     this.keys = config.policy()::affinityKey;
   }
 
-  /** {@return a new call's number, unique within the client} */
+  /** {@return a new call's number, unique in the JVM} */
   long nextCallId() {
     return calls.incrementAndGet();
   }

@@ -61,6 +61,9 @@ public final class LoadScraper implements AutoCloseable {
    */
   static final long MAX_BODY_BYTES = 4L << 20;
 
+  /** Failed scrapes in a row after which a replica's failures are logged at WARN. */
+  static final int PERSISTENT_FAILURES = 3;
+
   private final OkHttpClient http;
   /**
    * The scrape client without a connection pool: a scrape that timed out on a pooled connection
@@ -78,6 +81,10 @@ public final class LoadScraper implements AutoCloseable {
   private final LongAdder failures = new LongAdder();
   private final LongAdder malformedLines = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Per replica whose scrapes fail: how many in a row. */
+  private final ConcurrentHashMap<String, Integer> failing = new ConcurrentHashMap<>();
+  /** Persistent failures are logged at WARN once a minute at most, across replicas. */
+  private final RateLimitedLog failingLog;
   private @Nullable ScheduledExecutorService scheduler;
 
   /**
@@ -100,6 +107,7 @@ public final class LoadScraper implements AutoCloseable {
     this.ticker = requireNonNull(ticker, "ticker");
     this.replicas = requireNonNull(replicas, "replicas");
     this.sink = requireNonNull(sink, "sink");
+    this.failingLog = new RateLimitedLog(ticker, RateLimitedLog.MINUTE_NANOS);
   }
 
   /** Starts scraping on a daemon thread; the first round comes after 0.5 to 1.5 intervals. */
@@ -143,7 +151,10 @@ public final class LoadScraper implements AutoCloseable {
    */
   public CompletableFuture<Void> scrapeAll() {
     List<CompletableFuture<Void>> all = new ArrayList<>();
-    for (Replica r : replicas.get().replicas()) all.add(scrape(r));
+    ReplicaSet fleet = replicas.get();
+    for (Replica r : fleet.replicas()) all.add(scrape(r));
+    // Replicas that left take their failure streaks with them.
+    if (!failing.isEmpty()) failing.keySet().removeIf(id -> fleet.indexOf(id) < 0);
     return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
   }
 
@@ -227,6 +238,7 @@ public final class LoadScraper implements AutoCloseable {
             return;
           }
           scrapes.increment();
+          recovered(replica);
           sink.report(replica, report);
           inProgress.remove(replica.id());
           done.complete(null);
@@ -256,7 +268,23 @@ public final class LoadScraper implements AutoCloseable {
     failures.increment();
     inProgress.remove(replica.id());
     log.debug("scraping {} failed: {}", replica.id(), why);
+    int inARow = failing.merge(replica.id(), 1, Integer::sum);
+    if (inARow >= PERSISTENT_FAILURES) {
+      long held = failingLog.permit();
+      if (held >= 0) {
+        log.warn("scraping {} has failed {} times in a row, its load reports go stale: {}{}",
+            replica.id(), inARow, why, held == 0 ? "" : " (" + held + " more held back)");
+      }
+    }
     done.complete(null);
+  }
+
+  /** A scrape of {@code replica} succeeded: says so if it had kept failing. */
+  private void recovered(Replica replica) {
+    Integer inARow = failing.remove(replica.id());
+    if (inARow != null && inARow >= PERSISTENT_FAILURES) {
+      log.info("scraping {} works again after {} failures", replica.id(), inARow);
+    }
   }
 
   /** Successful scrapes so far. */

@@ -90,7 +90,7 @@ class AttemptLoopTest {
     if (fleet != null) fleet.close();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
         callTimeout, breakers, admission, 16,
-        Duration.ofSeconds(3), ticker, listener);
+        Duration.ofSeconds(3), ticker, listener, () -> listener != RoutingListener.NONE);
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
     HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),

@@ -24,15 +24,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fabric8 client is an optional dependency: the core must never need it. Proven twice: the
- * client runs in a class loader whose class path has no fabric8 (nor its Vert.x and Netty), and
- * no compiled class outside {@code replica.kubernetes} refers to a fabric8 class.
+ * The optional dependencies (the fabric8 client for {@code replica.kubernetes}; Micrometer for
+ * {@code micrometer}) are never needed by the core. Proven twice: the client runs in a class
+ * loader whose class path has none of them (nor what they bring: Vert.x, Netty, HdrHistogram,
+ * OpenTelemetry, Prometheus), and no compiled class outside their packages refers to them.
  */
-class CoreWithoutFabric8Test {
-  private static final List<String> OPTIONAL = List.of("/io/fabric8/", "/io/vertx/", "/io/netty/");
+class CoreWithoutOptionalJarsTest {
+  private static final List<String> OPTIONAL = List.of("/io/fabric8/", "/io/vertx/", "/io/netty/",
+      "/io/micrometer/", "/org/hdrhistogram/", "/org/latencyutils/", "/io/opentelemetry/",
+      "/io/prometheus/");
 
   @Test
-  void theClientWorksWithFabric8AbsentFromTheClassPath() throws Exception {
+  void theClientWorksWithTheOptionalJarsAbsentFromTheClassPath() throws Exception {
     String classPath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     List<URL> kept = new ArrayList<>();
@@ -46,13 +49,18 @@ class CoreWithoutFabric8Test {
       }
       kept.add(Paths.get(entry).toUri().toURL());
     }
-    assertThat(dropped).as("fabric8 jars found on the test class path to leave out").isPositive();
+    assertThat(dropped).as("optional jars found on the test class path to leave out")
+        .isGreaterThanOrEqualTo(OPTIONAL.size() - 2);
 
     // The platform loader as parent: nothing of the test's own class path leaks in.
     try (URLClassLoader bare = new URLClassLoader(kept.toArray(URL[]::new),
         ClassLoader.getPlatformClassLoader())) {
       assertThatThrownBy(() -> Class.forName("io.fabric8.kubernetes.client.KubernetesClient", false, bare))
           .isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> Class.forName("io.micrometer.core.instrument.MeterRegistry", false,
+          bare)).isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> Class.forName("io.micrometer.observation.Observation", false,
+          bare)).isInstanceOf(ClassNotFoundException.class);
       Class<?> probe = Class.forName(Probe.class.getName(), true, bare);
       assertThat(probe.getClassLoader()).isSameAs(bare);
       Object answer = probe.getMethod("run").invoke(null);
@@ -61,22 +69,28 @@ class CoreWithoutFabric8Test {
   }
 
   @Test
-  void noCoreClassRefersToFabric8() throws IOException {
+  void noCoreClassRefersToAnOptionalJar() throws IOException {
     Path classes = Paths.get(LlmClient.class.getProtectionDomain().getCodeSource().getLocation()
         .getPath());
     List<String> offenders = new ArrayList<>();
     try (Stream<Path> files = Files.walk(classes)) {
       for (Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".class"))::iterator) {
         String relative = classes.relativize(p).toString().replace('\\', '/');
-        if (relative.startsWith("io/github/llmrouter/replica/kubernetes/")) continue;
         String bytes = new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1);
-        if (bytes.contains("io/fabric8")) offenders.add(relative);
+        if (!relative.startsWith("io/github/llmrouter/replica/kubernetes/")
+            && bytes.contains("io/fabric8")) {
+          offenders.add(relative);
+        }
+        if (!relative.startsWith("io/github/llmrouter/micrometer/")
+            && bytes.contains("io/micrometer")) {
+          offenders.add(relative);
+        }
       }
     }
     assertThat(offenders).isEmpty();
   }
 
-  /** Runs inside the fabric8-free class loader: a static fleet and a DNS-resolved one. */
+  /** Runs inside the class loader without optional jars: a static fleet and a DNS-resolved one. */
   public static final class Probe {
     public static String run() throws Exception {
       try (EmulatedReplica replica = EmulatedReplica.builder().instant().build().start()) {

@@ -1,0 +1,471 @@
+package io.github.llmrouter.micrometer;
+
+import static java.util.Objects.requireNonNull;
+
+import io.github.llmrouter.LlmClient;
+import io.github.llmrouter.api.Usage;
+import io.github.llmrouter.observe.AttemptEndedEvent;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.CircuitBreakerEvent;
+import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.FleetSnapshot;
+import io.github.llmrouter.observe.MembershipEvent;
+import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.Replica;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The router's meters in a Micrometer {@link MeterRegistry}: calls, attempts, retries and
+ * failovers by outcome and error type, latency and time to first token as timers with percentile
+ * histograms, the prompt tokens the replicas served from their prefix caches beside those the
+ * routing policy predicted, and the fleet's state as gauges (in-flight requests, circuit
+ * breakers, load-report age, the replica count a queue-based autoscaler needs). A {@link
+ * RoutingListener}:
+ *
+ * <pre>{@code
+ * LlmClient client = LlmClient.builder()
+ *     .replicas("http://10.0.0.7:8000", "http://10.0.0.8:8000")
+ *     .listener(LlmRouterMetrics.of(meterRegistry))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Names start with {@code llm.router.}, in base units (seconds, tokens); the README's
+ * "Observability" section lists every meter with its tags. Tags are bounded: an operation, a model
+ * (the first {@value #MAX_MODELS} distinct models a client asks for; later ones are tagged {@code
+ * other}), a replica id (a replica's meters are removed when it leaves the fleet), an outcome and
+ * an error type (an HTTP status or an exception's class name). No tag carries a prompt, a key or a
+ * header value.
+ *
+ * <p>Use one instance per client (its gauges read that client); to tell several clients apart,
+ * give each its own with a common tag ({@link Builder#tags}). Thread-safe. Recording an event costs
+ * a map lookup and a meter update, with no lock.
+ */
+public final class LlmRouterMetrics implements RoutingListener {
+  /** Distinct models tagged by name; later ones are tagged {@value #OTHER_MODEL}. */
+  public static final int MAX_MODELS = 100;
+
+  /** The model tag of models past the first {@value #MAX_MODELS}. */
+  public static final String OTHER_MODEL = "other";
+
+  /** The default of {@link Builder#targetMeanWaiting}: two waiting requests per replica. */
+  public static final double DEFAULT_TARGET_MEAN_WAITING = 2.0;
+
+  /** How long a fleet snapshot read by the gauges is reused: one pass over the fleet a scrape. */
+  private static final long SNAPSHOT_TTL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+  private static final String[] BREAKER_STATES = {"closed", "open", "half_open"};
+
+  private final MeterRegistry registry;
+  private final Tags common;
+  private final double targetMeanWaiting;
+
+  private final Set<String> models = ConcurrentHashMap.newKeySet();
+  private final Map<CallKey, Timer> calls = new ConcurrentHashMap<>();
+  private final Map<AttemptKey, Timer> attempts = new ConcurrentHashMap<>();
+  private final Map<ReplicaKey, Timer> firstTokens = new ConcurrentHashMap<>();
+  private final Map<ReasonKey, Counter> retries = new ConcurrentHashMap<>();
+  private final Map<ReplicaKey, Counter> failovers = new ConcurrentHashMap<>();
+  private final Map<ReplicaKey, Tokens> tokens = new ConcurrentHashMap<>();
+  /** Per replica: its ejection counter and its gauges. */
+  private final Map<String, ReplicaMeters> replicas = new ConcurrentHashMap<>();
+  private final Map<String, String> breakerStates = new ConcurrentHashMap<>();
+  /** The fleet's replicas, as membership events say. */
+  private final Set<String> members = ConcurrentHashMap.newKeySet();
+  private final List<Meter> fleetGauges = new ArrayList<>();
+
+  private volatile @Nullable LlmClient client;
+  private volatile @Nullable Snapshot snapshot;
+
+  private LlmRouterMetrics(Builder b) {
+    this.registry = b.registry;
+    this.common = b.tags;
+    this.targetMeanWaiting = b.targetMeanWaiting;
+  }
+
+  /**
+   * Meters in {@code registry}, with the defaults.
+   *
+   * @param registry where the meters go
+   * @return a listener to add to one client's builder
+   */
+  public static LlmRouterMetrics of(MeterRegistry registry) {
+    return builder(registry).build();
+  }
+
+  /**
+   * Starts a configuration.
+   *
+   * @param registry where the meters go
+   * @return a new builder (not thread-safe)
+   */
+  public static Builder builder(MeterRegistry registry) {
+    return new Builder(requireNonNull(registry, "registry"));
+  }
+
+  // Calls and attempts.
+
+  @Override
+  public void onRouted(RoutedEvent e) {
+    if (!e.failover()) return;
+    counter(failovers, new ReplicaKey(e.replicaId(), e.operation(), model(e.model())),
+        k -> Counter.builder("llm.router.failovers")
+            .description("Attempts sent to another replica after one failed")
+            .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica)
+            .register(registry)).increment();
+  }
+
+  @Override
+  public void onAttemptEnded(AttemptEndedEvent e) {
+    String model = model(e.model());
+    String outcome = e.outcome().name().toLowerCase(Locale.ROOT);
+    String error = ErrorType.of(e.failure());
+    timer(attempts, new AttemptKey(e.replicaId(), e.operation(), model, outcome, error),
+        k -> Timer.builder("llm.router.attempts")
+            .description("Attempts, from sending to the end of the answer (a stream's included)")
+            .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica,
+                "outcome", k.outcome, "error.type", k.error)
+            .publishPercentileHistogram().register(registry))
+        .record(e.durationNanos(), TimeUnit.NANOSECONDS);
+    if (e.firstChunkNanos() >= 0) {
+      // The attempt that answered a stream: the stream's end is the call's.
+      boolean broken = e.outcome() == AttemptEndedEvent.Outcome.FAILED;
+      recordCall(e.operation(), model, !broken, error, e.callElapsedNanos());
+    }
+    Usage usage = e.usage();
+    if (e.answered() && usage != null) {
+      Tokens t = tokens.computeIfAbsent(new ReplicaKey(e.replicaId(), "", model), this::tokens);
+      t.input.increment(Math.max(0, usage.promptTokens()));
+      t.output.increment(Math.max(0, usage.completionTokens()));
+      long cached = usage.cachedTokens();
+      if (cached >= 0) {
+        t.cachedInput.increment(cached);
+        // Predictions beside the real hits: counted only where the replica reports its hits.
+        if (e.predictedCachedTokens() >= 0) t.predictedInput.increment(e.predictedCachedTokens());
+      }
+    }
+  }
+
+  @Override
+  public void onAttemptFailed(AttemptFailedEvent e) {
+    if (!e.willRetry()) return;
+    counter(retries, new ReasonKey(e.operation(), model(e.model()), ErrorType.of(e.failure())),
+        k -> Counter.builder("llm.router.retries")
+            .description("Failed attempts that another attempt follows, by the failure's type")
+            .tags(common).tags("operation", k.operation, "model", k.model, "reason", k.reason)
+            .register(registry)).increment();
+  }
+
+  @Override
+  public void onCallFinished(CallFinishedEvent e) {
+    String model = model(e.model());
+    boolean stream = e.operation().endsWith(".stream");
+    String replica = e.replicaId();
+    if (stream && replica != null) {
+      // A stream's call finishes at its first chunk; its latency is recorded when it ends.
+      timer(firstTokens, new ReplicaKey(replica, e.operation(), model),
+          k -> Timer.builder("llm.router.time_to_first_token")
+              .description("Streams: from the call's start to its first chunk, retries included")
+              .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica)
+              .publishPercentileHistogram().register(registry))
+          .record(e.durationNanos(), TimeUnit.NANOSECONDS);
+      return;
+    }
+    recordCall(e.operation(), model, e.succeeded(), ErrorType.of(e.failure()), e.durationNanos());
+  }
+
+  private void recordCall(String operation, String model, boolean success, String error,
+      long nanos) {
+    timer(calls, new CallKey(operation, model, success ? "success" : "failure", error),
+        k -> Timer.builder("llm.router.calls")
+            .description("Calls, from their start to their answer (a stream's end), retries "
+                + "included")
+            .tags(common).tags("operation", k.operation, "model", k.model, "outcome", k.outcome,
+                "error.type", k.error)
+            .publishPercentileHistogram().register(registry))
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  // The fleet.
+
+  @Override
+  public void onClientStarted(LlmClient started) {
+    synchronized (fleetGauges) {
+      if (client != null) {
+        throw new IllegalStateException("an LlmRouterMetrics serves one client; give each client "
+            + "its own, with a tag that tells them apart");
+      }
+      client = started;
+      for (Replica r : started.replicas()) members.add(r.id());
+      fleetGauges.add(gauge("llm.router.replicas", "Replicas in the fleet", null, Tags.empty(),
+          m -> started.replicas().size()));
+      fleetGauges.add(gauge("llm.router.fleet.waiting",
+          "Requests waiting on the replicas with a fresh load report", null, Tags.empty(),
+          m -> m.fleet().totalWaiting()));
+      fleetGauges.add(gauge("llm.router.fleet.replicas_needed",
+          "Replicas that would bring the mean waiting requests per replica down to the target",
+          null, Tags.of("target", Double.toString(targetMeanWaiting)),
+          m -> m.fleet().replicasFor(targetMeanWaiting)));
+    }
+    syncReplicas();
+  }
+
+  @Override
+  public void onClientClosed(LlmClient closed) {
+    synchronized (fleetGauges) {
+      if (client != closed) return;
+      fleetGauges.forEach(registry::remove);
+      fleetGauges.clear();
+      for (ReplicaMeters r : replicas.values()) r.gauges.forEach(registry::remove);
+      client = null;
+    }
+  }
+
+  @Override
+  public void onMembershipChanged(MembershipEvent e) {
+    // Events come before the client's fleet changes: the fleet is what they say it is.
+    if (e.change() == MembershipEvent.Change.REMOVED) {
+      members.remove(e.replicaId());
+      breakerStates.remove(e.replicaId());
+    } else {
+      members.add(e.replicaId());
+    }
+    syncReplicas();
+  }
+
+  @Override
+  public void onEjection(EjectionEvent e) {
+    if (!e.ejected()) return;
+    ReplicaMeters r = replicas.get(e.replicaId());
+    if (r != null) r.ejections.increment();
+  }
+
+  @Override
+  public void onCircuitBreaker(CircuitBreakerEvent e) {
+    breakerStates.put(e.replicaId(), e.to().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * Gives every replica of the fleet its meters and removes those of replicas that left: a
+   * replica's gauges, and every meter tagged with it (also one that an attempt ending after its
+   * replica left made again).
+   */
+  private void syncReplicas() {
+    synchronized (replicas) {
+      Set<String> current = new HashSet<>(members);
+      if (client != null) {
+        for (String id : current) replicas.computeIfAbsent(id, this::replicaMeters);
+      }
+      for (String id : new ArrayList<>(replicas.keySet())) {
+        if (!current.contains(id)) replicas.remove(id).removeFrom(registry);
+      }
+      removeUnless(attempts, k -> current.contains(k.replica));
+      removeUnless(firstTokens, k -> current.contains(k.replica));
+      removeUnless(failovers, k -> current.contains(k.replica));
+      tokens.entrySet().removeIf(en -> {
+        if (current.contains(en.getKey().replica)) return false;
+        en.getValue().removeFrom(registry);
+        return true;
+      });
+    }
+  }
+
+  private <K, M extends Meter> void removeUnless(Map<K, M> meters,
+      java.util.function.Predicate<K> keep) {
+    meters.entrySet().removeIf(en -> {
+      if (keep.test(en.getKey())) return false;
+      registry.remove(en.getValue());
+      return true;
+    });
+  }
+
+  private ReplicaMeters replicaMeters(String id) {
+    Tags tags = Tags.of("replica", id);
+    List<Meter> gauges = new ArrayList<>();
+    gauges.add(gauge("llm.router.in_flight", "This client's requests in flight on the replica",
+        null, tags, m -> m.inFlight(id)));
+    gauges.add(gauge("llm.router.load_report.age",
+        "Age of the replica's latest load report (NaN if it never reported)", "seconds", tags,
+        m -> m.reportAgeSeconds(id)));
+    for (String state : BREAKER_STATES) {
+      gauges.add(gauge("llm.router.circuit_breaker.state",
+          "1 for the state the replica's circuit breaker is in, 0 for the others", null,
+          tags.and("state", state),
+          m -> state.equals(m.breakerStates.getOrDefault(id, "closed")) ? 1 : 0));
+    }
+    Counter ejections = Counter.builder("llm.router.ejections")
+        .description("Times outlier detection ejected the replica").tags(common).tags(tags)
+        .register(registry);
+    return new ReplicaMeters(ejections, gauges);
+  }
+
+  private Gauge gauge(String name, String description, @Nullable String unit, Tags tags,
+      ToDoubleFunction<LlmRouterMetrics> value) {
+    return Gauge.builder(name, this, value).description(description).baseUnit(unit).tags(common)
+        .tags(tags).strongReference(true).register(registry);
+  }
+
+  private double inFlight(String replicaId) {
+    LlmClient c = client;
+    return c == null ? Double.NaN : c.inFlight(replicaId);
+  }
+
+  private double reportAgeSeconds(String replicaId) {
+    FleetSnapshot.ReplicaLoad load = snapshot().byId.get(replicaId);
+    Duration age = load == null ? null : load.reportAge();
+    return age == null ? Double.NaN : age.toNanos() / 1e9;
+  }
+
+  private FleetSnapshot fleet() {
+    return snapshot().fleet;
+  }
+
+  /** The fleet as the client sees it, read at most once per {@link #SNAPSHOT_TTL_NANOS}. */
+  private Snapshot snapshot() {
+    long now = System.nanoTime();
+    Snapshot s = snapshot;
+    if (s != null && now - s.readAt < SNAPSHOT_TTL_NANOS) return s;
+    LlmClient c = client;
+    if (c == null) return Snapshot.EMPTY;
+    s = new Snapshot(c.fleet(), now);
+    snapshot = s;
+    return s;
+  }
+
+  /** {@code model}, or {@link #OTHER_MODEL} once {@link #MAX_MODELS} others have been seen. */
+  private String model(String model) {
+    if (models.contains(model)) return model;
+    if (models.size() >= MAX_MODELS) return OTHER_MODEL;
+    models.add(model); // a race may admit a few more than MAX_MODELS: still bounded
+    return model;
+  }
+
+  private Tokens tokens(ReplicaKey k) {
+    Tags tags = common.and("model", k.model, "replica", k.replica);
+    Function<String, Counter> counter = type -> Counter.builder("llm.router.tokens")
+        .description("Tokens of answered attempts, as the replicas reported them; "
+            + "predicted_cached_input: what the routing policy expected them to find cached")
+        .baseUnit("tokens").tags(tags).tag("type", type).register(registry);
+    return new Tokens(counter.apply("input"), counter.apply("cached_input"),
+        counter.apply("predicted_cached_input"), counter.apply("output"));
+  }
+
+  private static <K> Timer timer(Map<K, Timer> meters, K key, Function<K, Timer> make) {
+    Timer t = meters.get(key);
+    return t != null ? t : meters.computeIfAbsent(key, make);
+  }
+
+  private static <K> Counter counter(Map<K, Counter> meters, K key, Function<K, Counter> make) {
+    Counter c = meters.get(key);
+    return c != null ? c : meters.computeIfAbsent(key, make);
+  }
+
+  private record CallKey(String operation, String model, String outcome, String error) {}
+
+  private record AttemptKey(String replica, String operation, String model, String outcome,
+      String error) {}
+
+  private record ReplicaKey(String replica, String operation, String model) {}
+
+  private record ReasonKey(String operation, String model, String reason) {}
+
+  private record Tokens(Counter input, Counter cachedInput, Counter predictedInput,
+      Counter output) {
+    void removeFrom(MeterRegistry registry) {
+      registry.remove(input);
+      registry.remove(cachedInput);
+      registry.remove(predictedInput);
+      registry.remove(output);
+    }
+  }
+
+  private record ReplicaMeters(Counter ejections, List<Meter> gauges) {
+    void removeFrom(MeterRegistry registry) {
+      registry.remove(ejections);
+      gauges.forEach(registry::remove);
+    }
+  }
+
+  private static final class Snapshot {
+    static final Snapshot EMPTY = new Snapshot(new FleetSnapshot(List.of(), 0, 0, 0, 0, 0, 0, 0,
+        0), Long.MIN_VALUE);
+
+    final FleetSnapshot fleet;
+    final Map<String, FleetSnapshot.ReplicaLoad> byId = new HashMap<>();
+    final long readAt;
+
+    Snapshot(FleetSnapshot fleet, long readAt) {
+      this.fleet = fleet;
+      this.readAt = readAt;
+      for (FleetSnapshot.ReplicaLoad r : fleet.replicas()) byId.put(r.replicaId(), r);
+    }
+  }
+
+  /** Configures an {@link LlmRouterMetrics}. */
+  public static final class Builder {
+    private final MeterRegistry registry;
+    private Tags tags = Tags.empty();
+    private double targetMeanWaiting = DEFAULT_TARGET_MEAN_WAITING;
+
+    private Builder(MeterRegistry registry) {
+      this.registry = registry;
+    }
+
+    /**
+     * Tags every meter carries besides its own, such as the client's name; default none.
+     *
+     * @param tags the tags; not null
+     * @return this builder
+     */
+    public Builder tags(Iterable<Tag> tags) {
+      this.tags = Tags.of(requireNonNull(tags, "tags"));
+      return this;
+    }
+
+    /**
+     * The mean waiting requests per replica that {@code llm.router.fleet.replicas_needed} aims
+     * for (see {@link FleetSnapshot#replicasFor(double)}); default {@value
+     * #DEFAULT_TARGET_MEAN_WAITING}.
+     *
+     * @param targetMeanWaiting waiting requests per replica, finite and &gt; 0
+     * @return this builder
+     */
+    public Builder targetMeanWaiting(double targetMeanWaiting) {
+      this.targetMeanWaiting = targetMeanWaiting;
+      return this;
+    }
+
+    /**
+     * {@return the listener}
+     *
+     * @throws IllegalArgumentException if {@code targetMeanWaiting} is not finite and positive
+     */
+    public LlmRouterMetrics build() {
+      if (!(targetMeanWaiting > 0) || Double.isInfinite(targetMeanWaiting)) {
+        throw new IllegalArgumentException("targetMeanWaiting must be finite and > 0, got "
+            + targetMeanWaiting);
+      }
+      return new LlmRouterMetrics(this);
+    }
+  }
+}
