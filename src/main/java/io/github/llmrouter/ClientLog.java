@@ -36,6 +36,11 @@ final class ClientLog implements RoutingListener {
   }
 
   @Override
+  public boolean needsRoutingExplanation() {
+    return log.isDebugEnabled();
+  }
+
+  @Override
   public void onRouted(RoutedEvent e) {
     if (!log.isDebugEnabled()) return;
     log.debug("call {} {} {} attempt {} -> {}: {}{}{}", e.callId(), e.operation(), e.model(),

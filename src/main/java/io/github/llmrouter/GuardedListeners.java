@@ -70,7 +70,7 @@ final class GuardedListeners implements RoutingListener {
     long held = logs[i].permit();
     if (held < 0) return;
     log.warn("RoutingListener {} threw on {}; ignoring it{}", listeners[i].getClass().getName(),
-        event.getClass().getSimpleName(),
+        event instanceof String method ? method : event.getClass().getSimpleName(),
         held == 0 ? "" : " (" + held + " more since the last report)", e);
   }
 
@@ -104,6 +104,19 @@ final class GuardedListeners implements RoutingListener {
         threw(i, event, e);
       }
     }
+  }
+
+  @Override
+  public boolean needsRoutingExplanation() {
+    RoutingListener[] ls = listeners;
+    for (int i = 0; i < ls.length; i++) {
+      try {
+        if (ls[i].needsRoutingExplanation()) return true;
+      } catch (RuntimeException | LinkageError e) {
+        threw(i, "needsRoutingExplanation", e);
+      }
+    }
+    return false;
   }
 
   @Override

@@ -6,7 +6,26 @@ import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.internal.transport.Json;
+import io.github.llmrouter.micrometer.LlmRouterMetrics;
+import io.github.llmrouter.micrometer.LlmRouterObservations;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
+import io.micrometer.tracing.otel.bridge.OtelPropagator;
+import io.micrometer.tracing.otel.bridge.OtelTracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
@@ -38,6 +57,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * mvn -B -q test-compile exec:exec@jmh -Djmh.args="ClientOverheadBenchmark -bm sample -tu us -t 1"
  * mvn -B -q test-compile exec:exec@jmh -Djmh.args="ClientOverheadBenchmark -bm thrpt -tu s -t 16"
  * </pre>
+ *
+ * <p>{@link #llmClientMetered} is the same call with meters ({@code LlmRouterMetrics} into a
+ * Prometheus registry), {@link #llmClientObserved} with meters and traces ({@code LlmRouterObservations} through Micrometer Tracing's
+ * OpenTelemetry bridge, every span sampled and exported to nowhere): run them back to back with
+ * {@link #llmClient}, with {@code -prof gc} for the bytes each call allocates.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -51,6 +75,9 @@ public class ClientOverheadBenchmark {
   private EmulatedReplica replica;
   private LlmClient client;
   private LlmClient clientWithoutDeadline;
+  private LlmClient metered;
+  private LlmClient observed;
+  private SdkTracerProvider tracing;
   private OkHttpClient raw;
   private ChatRequest request;
   private byte[] body;
@@ -62,6 +89,24 @@ public class ClientOverheadBenchmark {
     client = LlmClient.builder().replicas(replica.baseUrl()).build();
     clientWithoutDeadline = LlmClient.builder().replicas(replica.baseUrl())
         .callTimeout(java.time.Duration.ZERO).build();
+    tracing = SdkTracerProvider.builder()
+        .addSpanProcessor(SimpleSpanProcessor.create(new DroppingExporter())).build();
+    io.opentelemetry.api.trace.Tracer otel = tracing.get("benchmark");
+    OtelTracer tracer = new OtelTracer(otel, new OtelCurrentTraceContext(), event -> { });
+    OtelPropagator propagator = new OtelPropagator(
+        ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations.observationConfig().observationHandler(
+        new ObservationHandler.FirstMatchingCompositeObservationHandler(
+            new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+            new DefaultTracingObservationHandler(tracer)));
+    metered = LlmClient.builder().replicas(replica.baseUrl())
+        .listener(LlmRouterMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
+        .build();
+    observed = LlmClient.builder().replicas(replica.baseUrl())
+        .listener(LlmRouterMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
+        .listener(LlmRouterObservations.of(observations))
+        .build();
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequestsPerHost(1024);
     raw = new OkHttpClient.Builder().dispatcher(dispatcher)
@@ -79,6 +124,9 @@ public class ClientOverheadBenchmark {
   public void tearDown() {
     client.close();
     clientWithoutDeadline.close();
+    metered.close();
+    observed.close();
+    tracing.close();
     raw.dispatcher().executorService().shutdown();
     raw.connectionPool().evictAll();
     replica.close();
@@ -87,6 +135,18 @@ public class ClientOverheadBenchmark {
   @Benchmark
   public ChatResponse llmClient() {
     return client.chat(request);
+  }
+
+  /** The same call, with meters. */
+  @Benchmark
+  public ChatResponse llmClientMetered() {
+    return metered.chat(request);
+  }
+
+  /** The same call, with meters and traces. */
+  @Benchmark
+  public ChatResponse llmClientObserved() {
+    return observed.chat(request);
   }
 
   /** The same call without a whole-call deadline: what OkHttp's call timeout costs. */
@@ -100,6 +160,24 @@ public class ClientOverheadBenchmark {
     Request r = new Request.Builder().url(url).post(RequestBody.create(body, JSON)).build();
     try (Response response = raw.newCall(r).execute()) {
       return response.body().bytes();
+    }
+  }
+
+  /** Takes the finished spans and keeps none: the cost of tracing without an exporter's. */
+  private static final class DroppingExporter implements SpanExporter {
+    @Override
+    public CompletableResultCode export(Collection<SpanData> spans) {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode flush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
     }
   }
 }

@@ -125,6 +125,12 @@ public final class LlmRouterMetrics implements RoutingListener {
 
   // Calls and attempts.
 
+  /** {@return false: meters do not read the routing explanation} */
+  @Override
+  public boolean needsRoutingExplanation() {
+    return false;
+  }
+
   @Override
   public void onRouted(RoutedEvent e) {
     if (!e.failover()) return;
@@ -138,8 +144,8 @@ public final class LlmRouterMetrics implements RoutingListener {
   @Override
   public void onAttemptEnded(AttemptEndedEvent e) {
     String model = model(e.model());
-    String outcome = e.outcome().name().toLowerCase(Locale.ROOT);
-    String error = ErrorType.of(e.failure());
+    String outcome = TagValues.outcome(e.outcome());
+    String error = TagValues.of(e.failure());
     timer(attempts, new AttemptKey(e.replicaId(), e.operation(), model, outcome, error),
         k -> Timer.builder("llm.router.attempts")
             .description("Attempts, from sending to the end of the answer (a stream's included)")
@@ -169,7 +175,7 @@ public final class LlmRouterMetrics implements RoutingListener {
   @Override
   public void onAttemptFailed(AttemptFailedEvent e) {
     if (!e.willRetry()) return;
-    counter(retries, new ReasonKey(e.operation(), model(e.model()), ErrorType.of(e.failure())),
+    counter(retries, new ReasonKey(e.operation(), model(e.model()), TagValues.of(e.failure())),
         k -> Counter.builder("llm.router.retries")
             .description("Failed attempts that another attempt follows, by the failure's type")
             .tags(common).tags("operation", k.operation, "model", k.model, "reason", k.reason)
@@ -191,7 +197,7 @@ public final class LlmRouterMetrics implements RoutingListener {
           .record(e.durationNanos(), TimeUnit.NANOSECONDS);
       return;
     }
-    recordCall(e.operation(), model, e.succeeded(), ErrorType.of(e.failure()), e.durationNanos());
+    recordCall(e.operation(), model, e.succeeded(), TagValues.of(e.failure()), e.durationNanos());
   }
 
   private void recordCall(String operation, String model, boolean success, String error,

@@ -14,7 +14,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -33,19 +32,22 @@ import org.jspecify.annotations.Nullable;
  *     .build();
  * }</pre>
  *
- * <p>The call's observation, {@value #CALL}, starts on the caller's thread (a child of the
- * caller's current observation) and ends with the answer, for a stream when the stream ends. Each
- * attempt's, {@value #ATTEMPT}, is its child and a client ({@link Kind#CLIENT}) observation. Both
- * are named for spans as OpenTelemetry's GenAI conventions ask ({@code "chat my-model"}) and carry
- * their attributes where they apply: {@code gen_ai.operation.name}, {@code gen_ai.request.model},
- * {@code gen_ai.response.model}, {@code gen_ai.usage.input_tokens}, {@code
- * gen_ai.usage.output_tokens}, {@code gen_ai.usage.cache_read.input_tokens}, {@code
- * server.address} and {@code server.port} (attempts), {@code error.type}; and the router's own:
- * {@code llm.router.replica}, {@code llm.router.attempt}, {@code llm.router.routing.reason},
- * {@code llm.router.predicted_cached_tokens}, {@code llm.router.time_to_first_chunk} (seconds,
- * streams). Low-cardinality keys (usable as metric tags) are the operation, the requested model,
- * the replica, the server, the outcome and the error type; the rest are high-cardinality. A
- * failure is the observation's error. Nothing carries a prompt, a key or a header value.
+ * <p>The call's observation, {@value #CALL}, is the GenAI operation: it starts on the caller's
+ * thread (a child of the caller's current observation), ends with the answer (for a stream, when
+ * the stream ends), is named for its span as OpenTelemetry's GenAI conventions ask ({@code "chat
+ * my-model"}) and carries their attributes: {@code gen_ai.operation.name}, {@code
+ * gen_ai.request.model}, {@code gen_ai.response.model}, {@code gen_ai.usage.input_tokens}, {@code
+ * gen_ai.usage.output_tokens}, {@code gen_ai.usage.cache_read.input_tokens} and {@code
+ * error.type}, with the router's {@code llm.router.replica} (the one that answered), {@code
+ * llm.router.attempts} and {@code llm.router.time_to_first_chunk} (seconds, streams). Each
+ * attempt's, {@value #ATTEMPT} ({@code "chat my-model attempt"}), is its child and a client
+ * ({@link Kind#CLIENT}) observation with {@code server.address}, {@code server.port}, {@code
+ * error.type}, {@code llm.router.replica}, {@code llm.router.outcome}, {@code
+ * llm.router.attempt}, {@code llm.router.routing.reason} and {@code
+ * llm.router.predicted_cached_tokens}. Low-cardinality
+ * keys (usable as metric tags) are the operation, the requested model, the replica, the server,
+ * the outcome and the error type; the rest are high-cardinality. A failure is the observation's
+ * error. Nothing carries a prompt, a key or a header value.
  *
  * <p>Thread-safe; one instance may serve several clients. With a no-op registry it does nothing.
  */
@@ -74,6 +76,12 @@ public final class LlmRouterObservations implements RoutingListener {
     return new LlmRouterObservations(requireNonNull(registry, "registry"));
   }
 
+  /** {@return false: observations do not carry the routing explanation} */
+  @Override
+  public boolean needsRoutingExplanation() {
+    return false;
+  }
+
   @Override
   public void onCallStarted(CallStartedEvent e) {
     if (registry.isNoop()) return;
@@ -82,9 +90,8 @@ public final class LlmRouterObservations implements RoutingListener {
         .contextualName(operation + " " + e.model())
         .lowCardinalityKeyValue("gen_ai.operation.name", operation)
         .lowCardinalityKeyValue("gen_ai.request.model", e.model())
-        .lowCardinalityKeyValue("llm.router.operation", e.operation())
         .start();
-    calls.put(e.callId(), new CallState(call, operation, e.model()));
+    calls.put(e.callId(), new CallState(call, operation + " " + e.model() + " attempt"));
   }
 
   @Override
@@ -96,12 +103,9 @@ public final class LlmRouterObservations implements RoutingListener {
     }, Kind.CLIENT);
     context.setCarrier(headers);
     context.setRemoteServiceName(e.replicaId());
-    context.setRemoteServiceAddress(e.serverAddress() + ":" + e.serverPort());
     Observation attempt = Observation.createNotStarted(ATTEMPT, () -> context, registry)
         .parentObservation(state.call)
-        .contextualName(state.operation + " " + state.model)
-        .lowCardinalityKeyValue("gen_ai.operation.name", state.operation)
-        .lowCardinalityKeyValue("gen_ai.request.model", state.model)
+        .contextualName(state.attemptName)
         .lowCardinalityKeyValue("server.address", e.serverAddress())
         .lowCardinalityKeyValue("server.port", Integer.toString(e.serverPort()))
         .lowCardinalityKeyValue("llm.router.replica", e.replicaId())
@@ -128,15 +132,10 @@ public final class LlmRouterObservations implements RoutingListener {
       Observation attempt = state.attempt;
       if (attempt == null) return;
       state.attempt = null;
-      String error = ErrorType.of(e.failure());
+      String error = TagValues.of(e.failure());
       attempt.lowCardinalityKeyValue("llm.router.outcome",
-          e.outcome().name().toLowerCase(Locale.ROOT));
+          TagValues.outcome(e.outcome()));
       attempt.lowCardinalityKeyValue("error.type", error);
-      usage(attempt, e.usage(), e.responseModel());
-      if (e.firstChunkNanos() >= 0) {
-        attempt.highCardinalityKeyValue("llm.router.time_to_first_chunk",
-            seconds(e.firstChunkNanos()));
-      }
       LlmException failure = e.failure();
       if (failure != null) attempt.error(failure);
       attempt.stop();
@@ -165,14 +164,13 @@ public final class LlmRouterObservations implements RoutingListener {
       Observation call = state.call;
       String replica = e.replicaId();
       if (replica != null) call.lowCardinalityKeyValue("llm.router.replica", replica);
-      call.highCardinalityKeyValue("llm.router.attempts", Integer.toString(e.attempts()));
       if (e.succeeded() && e.operation().endsWith(".stream")) {
         // The first chunk: the stream goes on, and so does the call.
         call.highCardinalityKeyValue("llm.router.time_to_first_chunk",
             seconds(e.durationNanos()));
         return;
       }
-      call.lowCardinalityKeyValue("error.type", ErrorType.of(e.failure()));
+      call.lowCardinalityKeyValue("error.type", TagValues.of(e.failure()));
       usage(call, state.usage, state.responseModel);
       LlmException failure = e.failure();
       if (failure != null) call.error(failure);
@@ -217,17 +215,16 @@ public final class LlmRouterObservations implements RoutingListener {
   /** One call's observations; guarded by itself. */
   private static final class CallState {
     final Observation call;
-    final String operation;
-    final String model;
+    /** Every attempt's contextual name. */
+    final String attemptName;
     @Nullable Observation attempt;
     @Nullable Usage usage;
     @Nullable String responseModel;
     boolean callEnded;
 
-    CallState(Observation call, String operation, String model) {
+    CallState(Observation call, String attemptName) {
       this.call = call;
-      this.operation = operation;
-      this.model = model;
+      this.attemptName = attemptName;
     }
   }
 }

@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param estimatedWait how long the policy expected the request to wait there before its prefill
  *     starts, or null if it makes no such estimate
  * @param versusRunnerUp why the replica beat the policy's runner-up, with the figures compared, or
- *     "" if the policy does not compare replicas
+ *     "" if the policy does not compare replicas or no listener {@linkplain
+ *     RoutingListener#needsRoutingExplanation() needs it}
  */
 public record RoutedEvent(long callId, String operation, String model, int attempt,
     String replicaId, String serverAddress, int serverPort, boolean failover, String reason,

@@ -80,6 +80,18 @@ public interface RoutingListener {
   }
 
   /**
+   * Whether this listener reads {@link RoutedEvent#versusRunnerUp()}. That explanation, with the
+   * figures the policy compared, costs a few microseconds and kilobytes per attempt to write, so
+   * the client writes it only while some listener needs it; otherwise events carry {@code ""}.
+   * Asked before each attempt's {@link RoutedEvent}. The default is {@code true}.
+   *
+   * @return whether {@link RoutedEvent#versusRunnerUp()} should be filled in
+   */
+  default boolean needsRoutingExplanation() {
+    return true;
+  }
+
+  /**
    * An attempt ended: answered, failed or abandoned by the caller.
    *
    * @param event the event; never null

@@ -299,7 +299,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     if (listener != RoutingListener.NONE) {
       boolean failover = previous != null && !previous.replica.id().equals(a.replica.id());
       RoutedEvent routed = w.routedEvent(callId, endpoint.operation(), attempt, table, index,
-          failover);
+          failover, listener.needsRoutingExplanation());
       a.predictedCachedTokens = routed.predictedCachedTokens();
       headers = new AddedHeaders();
       listener.onRouted(routed, headers);

@@ -187,10 +187,11 @@ final class EligibleWalk implements Eligibility.KeyFraction {
 
   /**
    * The event of the last pick, {@code index} of {@code table}: with the ranking's predictions
-   * (cached tokens, wait, why it beat the runner-up) if the pick was the ranking's own.
+   * (cached tokens, wait and, if {@code explain}, why it beat the runner-up) if the pick was the
+   * ranking's own.
    */
   RoutedEvent routedEvent(long callId, String operation, int attempt, RoutingTable table,
-      int index, boolean failover) {
+      int index, boolean failover, boolean explain) {
     long cached = -1;
     @Nullable Duration wait = null;
     String versus = "";
@@ -198,7 +199,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
       cached = ranking.predictedCachedTokens();
       double seconds = ranking.estimatedWaitSeconds();
       if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
-      versus = ranking.versusRunnerUp();
+      if (explain) versus = ranking.versusRunnerUp();
     }
     Replica replica = table.replicas.get(index);
     return new RoutedEvent(callId, operation, request.model(), attempt, replica.id(),

@@ -465,12 +465,12 @@ class EligibleWalkTest {
     EligibleWalk walk = new EligibleWalk(ranking, eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
-    RoutedEvent first = walk.routedEvent(7, "chat", 1, table, 0, false);
+    RoutedEvent first = walk.routedEvent(7, "chat", 1, table, 0, false, true);
     assertThat(first).isEqualTo(new RoutedEvent(7, "chat", "m", 1, "r0",
         table.replicas.get(0).baseUrl().host(), table.replicas.get(0).baseUrl().port(), false,
         "in test order", 0, 0, 128, Duration.ofMillis(250), "fewer queued than r1"));
     assertThat(walk.next(ticker.read())).isEqualTo(1);
-    assertThat(walk.routedEvent(7, "chat", 2, table, 1, true)).isEqualTo(new RoutedEvent(7,
+    assertThat(walk.routedEvent(7, "chat", 2, table, 1, true, true)).isEqualTo(new RoutedEvent(7,
         "chat", "m", 2, "r1", table.replicas.get(1).baseUrl().host(),
         table.replicas.get(1).baseUrl().port(), true, "slow start: no fully warm replica left", 0,
         0, -1, null, ""));
@@ -489,7 +489,7 @@ class EligibleWalkTest {
       ranking.estimatedWaitSeconds = estimate;
       EligibleWalk walk = new EligibleWalk(ranking, eligibility, key(1), KEYS);
       assertThat(walk.next(ticker.read())).isEqualTo(0);
-      reported.add(walk.routedEvent(1, "chat", 1, table, 0, false).estimatedWait());
+      reported.add(walk.routedEvent(1, "chat", 1, table, 0, false, true).estimatedWait());
     }
     assertThat(reported).containsExactly(Duration.ZERO,
         Duration.ofNanos(Math.round(Math.nextDown(1e9) * 1e9)), null, null, null);
