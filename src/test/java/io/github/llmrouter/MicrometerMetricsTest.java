@@ -135,6 +135,31 @@ class MicrometerMetricsTest {
   }
 
   @Test
+  void theFleetGaugesReadTheLoadReports() throws Exception {
+    List<LoadMonitoringTest.Scripted> fleet = List.of(new LoadMonitoringTest.Scripted(),
+        new LoadMonitoringTest.Scripted());
+    fleet.get(0).metrics.set(LoadMonitoringTest.Scripted.metrics(6, 0.5));
+    fleet.get(1).metrics.set(LoadMonitoringTest.Scripted.metrics(2, 0.5));
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+    try (LlmClient client = LlmClient.builder().replicas(fleet.get(0).url(), fleet.get(1).url())
+        .ticker(now::get)
+        .loadMonitoring(LoadMonitoring.builder().scrapeInterval(Duration.ofMinutes(5)).build())
+        .listener(LlmRouterMetrics.builder(registry).targetMeanWaiting(1.0).build()).build()) {
+      client.scrapeLoadNow().get(10, java.util.concurrent.TimeUnit.SECONDS);
+      now.addAndGet(Duration.ofMillis(1500).toNanos());
+      MeterRegistryAssert r = MeterRegistryAssert.assertThat(registry);
+      r.gauge("llm.router.fleet.waiting").hasValue(8);
+      // 2 replicas x 4 waiting on average / 1 per replica
+      r.gauge("llm.router.fleet.replicas_needed", tags("target", "1.0")).hasValue(8);
+      for (Replica replica : client.replicas()) {
+        r.gauge("llm.router.load_report.age", tags("replica", replica.id())).hasValue(1.5);
+      }
+    } finally {
+      fleet.forEach(f -> f.server.close());
+    }
+  }
+
+  @Test
   void ejectionsAndBreakerTransitionsMoveTheirMeters() throws Exception {
     first.enqueue(ok(CHAT_JSON));
     LlmRouterMetrics metrics = LlmRouterMetrics.of(registry);

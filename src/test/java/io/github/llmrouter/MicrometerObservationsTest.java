@@ -142,6 +142,25 @@ class MicrometerObservationsTest {
   }
 
   @Test
+  void anAttemptCarriesThePolicysPredictionAndTheCallTheCachedTokensServed() {
+    try (io.github.llmrouter.emulator.EmulatedReplica replica =
+        io.github.llmrouter.emulator.EmulatedReplica.builder().instant().build().start();
+        LlmClient client = LlmClient.builder().replicas(replica.baseUrl())
+            .listener(LlmRouterObservations.of(registry)).build()) {
+      io.github.llmrouter.api.ChatRequest turn = io.github.llmrouter.api.ChatRequest
+          .builder("m").message(io.github.llmrouter.api.ChatMessage.system("be brief ".repeat(200)))
+          .message(io.github.llmrouter.api.ChatMessage.user("hi")).build();
+      client.chat(turn);
+      client.chat(turn);
+      Observation.Context second = named(LlmRouterObservations.ATTEMPT).get(1);
+      assertThat(Long.parseLong(high(second, "llm.router.predicted_cached_tokens")))
+          .as("the default policy expects the prompt it sent there cached").isPositive();
+      Observation.Context call = named(LlmRouterObservations.CALL).get(1);
+      assertThat(Long.parseLong(high(call, "gen_ai.usage.cache_read.input_tokens"))).isPositive();
+    }
+  }
+
+  @Test
   void aStreamsCallEndsWithTheStreamAndCarriesItsTimeToFirstChunk() throws Exception {
     first.enqueue(sse(chunk("a") + "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[],"
         + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}\n\n"
