@@ -8,17 +8,9 @@ import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.internal.transport.Json;
 import io.github.llmrouter.micrometer.LlmRouterMetrics;
 import io.github.llmrouter.micrometer.LlmRouterObservations;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelPropagator;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -91,15 +83,7 @@ public class ClientOverheadBenchmark {
         .callTimeout(java.time.Duration.ZERO).build();
     tracing = SdkTracerProvider.builder()
         .addSpanProcessor(SimpleSpanProcessor.create(new DroppingExporter())).build();
-    io.opentelemetry.api.trace.Tracer otel = tracing.get("benchmark");
-    OtelTracer tracer = new OtelTracer(otel, new OtelCurrentTraceContext(), event -> { });
-    OtelPropagator propagator = new OtelPropagator(
-        ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
-    ObservationRegistry observations = ObservationRegistry.create();
-    observations.observationConfig().observationHandler(
-        new ObservationHandler.FirstMatchingCompositeObservationHandler(
-            new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-            new DefaultTracingObservationHandler(tracer)));
+    ObservationRegistry observations = TracedObservations.of(tracing);
     metered = LlmClient.builder().replicas(replica.baseUrl())
         .listener(LlmRouterMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
         .build();

@@ -10,17 +10,9 @@ import io.github.llmrouter.observe.CallStartedEvent;
 import io.github.llmrouter.observe.RequestHeaders;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelPropagator;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -71,15 +63,7 @@ public class ListenerOverheadBenchmark {
     usage = Json.MAPPER.readValue("{\"prompt_tokens\":812,\"completion_tokens\":64,"
         + "\"total_tokens\":876,\"prompt_tokens_details\":{\"cached_tokens\":768}}", Usage.class);
     tracing = SdkTracerProvider.builder().build();
-    io.opentelemetry.api.trace.Tracer otel = tracing.get("benchmark");
-    OtelTracer tracer = new OtelTracer(otel, new OtelCurrentTraceContext(), event -> { });
-    OtelPropagator propagator = new OtelPropagator(
-        ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
-    ObservationRegistry observations = ObservationRegistry.create();
-    observations.observationConfig().observationHandler(
-        new ObservationHandler.FirstMatchingCompositeObservationHandler(
-            new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-            new DefaultTracingObservationHandler(tracer)));
+    ObservationRegistry observations = TracedObservations.of(tracing);
     RoutingListener metrics =
         LlmRouterMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     RoutingListener traces = LlmRouterObservations.of(observations);
