@@ -51,47 +51,47 @@ final class GuardedListeners implements RoutingListener {
     return heard.isEmpty() ? RoutingListener.NONE : new GuardedListeners(heard, ticker);
   }
 
-  private <E> void deliver(E event, BiConsumer<RoutingListener, E> method) {
+  private <E> void deliver(String name, E event, BiConsumer<RoutingListener, E> method) {
     RoutingListener[] ls = listeners;
     for (int i = 0; i < ls.length; i++) {
       try {
         method.accept(ls[i], event);
       } catch (RuntimeException | LinkageError e) {
-        threw(i, event, e);
+        threw(i, name, e);
       }
     }
   }
 
   /**
-   * Listener {@code i} threw {@code e} on {@code event}. A LinkageError counts too: a listener
+   * Listener {@code i} threw {@code e} in {@code method}. A LinkageError counts too: a listener
    * compiled against an optional jar that is missing must not fail the call that told it.
    */
-  private void threw(int i, Object event, Throwable e) {
+  private void threw(int i, String method, Throwable e) {
     long held = logs[i].permit();
     if (held < 0) return;
-    log.warn("RoutingListener {} threw on {}; ignoring it{}", listeners[i].getClass().getName(),
-        event instanceof String method ? method : event.getClass().getSimpleName(),
+    log.warn("RoutingListener {} threw in {}; ignoring it{}", listeners[i].getClass().getName(),
+        method,
         held == 0 ? "" : " (" + held + " more since the last report)", e);
   }
 
   @Override
   public void onClientStarted(LlmClient client) {
-    deliver(client, RoutingListener::onClientStarted);
+    deliver("onClientStarted", client, RoutingListener::onClientStarted);
   }
 
   @Override
   public void onClientClosed(LlmClient client) {
-    deliver(client, RoutingListener::onClientClosed);
+    deliver("onClientClosed", client, RoutingListener::onClientClosed);
   }
 
   @Override
   public void onCallStarted(CallStartedEvent event) {
-    deliver(event, RoutingListener::onCallStarted);
+    deliver("onCallStarted", event, RoutingListener::onCallStarted);
   }
 
   @Override
   public void onRouted(RoutedEvent event) {
-    deliver(event, RoutingListener::onRouted);
+    deliver("onRouted", event, RoutingListener::onRouted);
   }
 
   @Override
@@ -101,7 +101,7 @@ final class GuardedListeners implements RoutingListener {
       try {
         ls[i].onRouted(event, headers);
       } catch (RuntimeException | LinkageError e) {
-        threw(i, event, e);
+        threw(i, "onRouted", e);
       }
     }
   }
@@ -121,51 +121,51 @@ final class GuardedListeners implements RoutingListener {
 
   @Override
   public void onAttemptEnded(AttemptEndedEvent event) {
-    deliver(event, RoutingListener::onAttemptEnded);
+    deliver("onAttemptEnded", event, RoutingListener::onAttemptEnded);
   }
 
   @Override
   public void onAttemptFailed(AttemptFailedEvent event) {
-    deliver(event, RoutingListener::onAttemptFailed);
+    deliver("onAttemptFailed", event, RoutingListener::onAttemptFailed);
   }
 
   @Override
   public void onCallFinished(CallFinishedEvent event) {
-    deliver(event, RoutingListener::onCallFinished);
+    deliver("onCallFinished", event, RoutingListener::onCallFinished);
   }
 
   @Override
   public void onMembershipChanged(MembershipEvent event) {
-    deliver(event, RoutingListener::onMembershipChanged);
+    deliver("onMembershipChanged", event, RoutingListener::onMembershipChanged);
   }
 
   @Override
   public void onEjection(EjectionEvent event) {
-    deliver(event, RoutingListener::onEjection);
+    deliver("onEjection", event, RoutingListener::onEjection);
   }
 
   @Override
   public void onCircuitBreaker(CircuitBreakerEvent event) {
-    deliver(event, RoutingListener::onCircuitBreaker);
+    deliver("onCircuitBreaker", event, RoutingListener::onCircuitBreaker);
   }
 
   @Override
   public void onHealthChanged(HealthChangedEvent event) {
-    deliver(event, RoutingListener::onHealthChanged);
+    deliver("onHealthChanged", event, RoutingListener::onHealthChanged);
   }
 
   @Override
   public void onPanic(PanicEvent event) {
-    deliver(event, RoutingListener::onPanic);
+    deliver("onPanic", event, RoutingListener::onPanic);
   }
 
   @Override
   public void onResolverError(ResolverErrorEvent event) {
-    deliver(event, RoutingListener::onResolverError);
+    deliver("onResolverError", event, RoutingListener::onResolverError);
   }
 
   @Override
   public void onConnectionResent(ConnectionResentEvent event) {
-    deliver(event, RoutingListener::onConnectionResent);
+    deliver("onConnectionResent", event, RoutingListener::onConnectionResent);
   }
 }

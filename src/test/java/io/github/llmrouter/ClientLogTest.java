@@ -61,15 +61,19 @@ class ClientLogTest {
   @Test
   void routingDecisionsAndFailedAttemptsAreLoggedAtDebug() {
     assertThat(log.routingLogged()).isTrue();
+    assertThat(log.needsRoutingExplanation()).isTrue();
     log.onRouted(new RoutedEvent(7, "chat", "m", 1, "r1", "10.0.0.1", 8000, false,
         "key owner on the ring", 0, 3, 480, Duration.ofMillis(20), "r2 would wait 0.3 s more"));
     log.onRouted(new RoutedEvent(7, "chat", "m", 2, "r2", "10.0.0.2", 8000, true, "next", 0, 3));
+    log.onRouted(new RoutedEvent(8, "chat", "m", 1, "r2", "10.0.0.2", 8000, false, "cold", 0, 3,
+        0, null, ""));
     log.onAttemptFailed(new AttemptFailedEvent(7, "chat", "m", 1, "r1",
         new ReplicaHttpException("r1", 503, "overloaded", true, null), true, Duration.ofMillis(50), ""));
     assertThat(lines()).containsExactly(
         "DEBUG call 7 chat m attempt 1 -> r1: key owner on the ring; 480 cached tokens expected; "
             + "r2 would wait 0.3 s more",
         "DEBUG call 7 chat m attempt 2 -> r2: next",
+        "DEBUG call 8 chat m attempt 1 -> r2: cold; 0 cached tokens expected",
         "DEBUG call 7 attempt 1 on r1 failed: " + recordedFailureMessage() + "; retrying in 50 ms");
   }
 

@@ -68,6 +68,6 @@ class SecretsTest {
 
     assertThat(texts).hasSizeGreaterThan(5).allSatisfy(text -> assertThat(text)
         .doesNotContain(KEY).doesNotContain(HEADER_SECRET).doesNotContain(PROMPT));
-    assertThat(texts.get(texts.size() - 1)).contains("threw on AttemptFailedEvent");
+    assertThat(texts.get(texts.size() - 1)).contains("threw in onAttemptFailed");
   }
 }
