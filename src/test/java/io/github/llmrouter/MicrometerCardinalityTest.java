@@ -8,8 +8,7 @@ import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.micrometer.LlmRouterMetrics;
 import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.replica.ReplicaResolver;
-import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.testing.HandResolver;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,20 +27,6 @@ import org.junit.jupiter.api.Test;
  */
 class MicrometerCardinalityTest {
   private final MeterRegistry registry = new SimpleMeterRegistry();
-
-  /** A resolver the test drives. */
-  private static final class HandResolver implements ReplicaResolver {
-    final AtomicReference<Context> context = new AtomicReference<>();
-
-    @Override
-    public void start(Context c) {
-      context.set(c);
-    }
-
-    void publish(List<Replica> replicas) {
-      context.get().publish(ReplicaSet.of(replicas));
-    }
-  }
 
   @Test
   void tagsStayBoundedUnderTenThousandPromptsAndAHundredReplicasJoiningAndLeaving() {

@@ -14,14 +14,13 @@ import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CallStartedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.replica.ReplicaResolver;
-import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.testing.HandResolver;
+import io.github.llmrouter.testing.ObservedContexts;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.SenderContext;
 import java.util.ArrayList;
@@ -29,7 +28,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -44,20 +42,11 @@ class MicrometerEventsTest {
 
   private final MeterRegistry meters = new SimpleMeterRegistry();
 
-  /** A resolver the test drives. */
-  private static final class HandResolver implements ReplicaResolver {
-    final AtomicReference<Context> context = new AtomicReference<>();
-
-    @Override
-    public void start(Context c) {
-      context.set(c);
-    }
-
-    void publish(String... ids) {
-      List<Replica> replicas = new ArrayList<>();
-      for (String id : ids) replicas.add(Replica.builder("http://127.0.0.1:9").id(id).build());
-      context.get().publish(ReplicaSet.of(replicas));
-    }
+  /** Publishes replicas with these ids (their address never called). */
+  private static void publish(HandResolver resolver, String... ids) {
+    List<Replica> replicas = new ArrayList<>();
+    for (String id : ids) replicas.add(Replica.builder("http://127.0.0.1:9").id(id).build());
+    resolver.publish(replicas);
   }
 
   private static AttemptEndedEvent answered(String replica, String model, long firstChunk,
@@ -81,18 +70,24 @@ class MicrometerEventsTest {
     LlmRouterMetrics metrics = LlmRouterMetrics.of(meters);
     try (LlmClient client = LlmClient.builder().resolver(resolver)
         .loadMonitoring(LoadMonitoring.disabled()).listener(metrics).build()) {
-      resolver.publish("r1", "r2");
+      publish(resolver, "r1", "r2");
       metrics.onAttemptEnded(answered("r1", "m", -1, 3));
       metrics.onAttemptEnded(answered("r2", "m", -1, 3));
       metrics.onRouted(new RoutedEvent(1, "chat", "m", 2, "r1", "h", 1, true, "next", 0, 0));
       metrics.onCallFinished(new CallFinishedEvent(2, "chat.stream", "m", 1, "r1", 4, null));
+      metrics.onRouted(new RoutedEvent(3, "chat", "m", 2, "r2", "h", 1, true, "next", 0, 0));
+      metrics.onCallFinished(new CallFinishedEvent(4, "chat.stream", "m", 1, "r2", 4, null));
       assertThat(replicasTagged()).containsExactly("r1", "r2");
       assertThat(meters.find("llm.router.in_flight").tag("replica", "r1").gauge()).isNotNull();
 
-      resolver.publish("r2");
+      publish(resolver, "r2");
       assertThat(replicasTagged()).containsExactly("r2");
       assertThat(meters.get("llm.router.attempts").tag("replica", "r2").timer().count())
           .as("the replicas that stay keep their meters").isEqualTo(1);
+      assertThat(meters.get("llm.router.failovers").tag("replica", "r2").counter().count())
+          .isEqualTo(1);
+      assertThat(meters.get("llm.router.time_to_first_token").tag("replica", "r2").timer()
+          .count()).isEqualTo(1);
 
       metrics.onAttemptEnded(answered("r1", "m", -1, 3)); // an attempt that outlived its replica
       assertThat(replicasTagged()).containsExactly("r1", "r2");
@@ -100,7 +95,7 @@ class MicrometerEventsTest {
           .as("registered again, from zero").isEqualTo(1);
       assertThat(meters.get("llm.router.tokens").tag("replica", "r1").tag("type", "input")
           .counter().count()).isEqualTo(100);
-      resolver.publish("r2", "r3");
+      publish(resolver, "r2", "r3");
       assertThat(replicasTagged()).containsExactly("r2", "r3");
     }
   }
@@ -140,27 +135,6 @@ class MicrometerEventsTest {
         .isEqualTo(1);
   }
 
-  /** Keeps every context started, and those stopped. */
-  private static final class Contexts implements ObservationHandler<Observation.Context> {
-    final List<Observation.Context> started = new ArrayList<>();
-    final Set<Observation.Context> stopped = new HashSet<>();
-
-    @Override
-    public void onStart(Observation.Context context) {
-      started.add(context);
-    }
-
-    @Override
-    public void onStop(Observation.Context context) {
-      stopped.add(context);
-    }
-
-    @Override
-    public boolean supportsContext(Observation.Context context) {
-      return true;
-    }
-  }
-
   private static @Nullable String value(@Nullable KeyValue kv) {
     return kv == null ? null : kv.getValue();
   }
@@ -168,7 +142,7 @@ class MicrometerEventsTest {
   @Test
   void observationsNameTheOperationsAsGenAiDoesAndKeepZeroes() {
     ObservationRegistry registry = ObservationRegistry.create();
-    Contexts contexts = new Contexts();
+    ObservedContexts contexts = new ObservedContexts();
     registry.observationConfig().observationHandler(contexts);
     LlmRouterObservations observations = LlmRouterObservations.of(registry);
     assertThat(observations.needsRoutingExplanation()).isFalse();
@@ -212,7 +186,7 @@ class MicrometerEventsTest {
   @Test
   void aStreamBrokenAfterItsFirstChunkFailsItsCall() {
     ObservationRegistry registry = ObservationRegistry.create();
-    Contexts contexts = new Contexts();
+    ObservedContexts contexts = new ObservedContexts();
     registry.observationConfig().observationHandler(contexts);
     LlmRouterObservations observations = LlmRouterObservations.of(registry);
     observations.onCallStarted(new CallStartedEvent(1, "chat.stream", "m"));
@@ -231,7 +205,7 @@ class MicrometerEventsTest {
   @Test
   void aCallFinishedBeforeItsAttemptEndsStopsBoth() {
     ObservationRegistry registry = ObservationRegistry.create();
-    Contexts contexts = new Contexts();
+    ObservedContexts contexts = new ObservedContexts();
     registry.observationConfig().observationHandler(contexts);
     LlmRouterObservations observations = LlmRouterObservations.of(registry);
     observations.onCallStarted(new CallStartedEvent(1, "chat", "m"));

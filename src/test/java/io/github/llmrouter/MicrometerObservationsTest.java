@@ -13,9 +13,9 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.micrometer.LlmRouterObservations;
+import io.github.llmrouter.testing.ObservedContexts;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
@@ -32,8 +32,6 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
@@ -49,27 +47,14 @@ import org.junit.jupiter.api.Test;
 class MicrometerObservationsTest {
   private final TestObservationRegistry registry = TestObservationRegistry.create();
   /** Every context started, in order, and those stopped. */
-  private final List<Observation.Context> started = new CopyOnWriteArrayList<>();
-  private final Set<Observation.Context> stopped = ConcurrentHashMap.newKeySet();
+  private final ObservedContexts contexts = new ObservedContexts();
+  private final List<Observation.Context> started = contexts.started;
+  private final Set<Observation.Context> stopped = contexts.stopped;
 
   {
-    registry.observationConfig().observationHandler(new ObservationHandler<>() {
-      @Override
-      public void onStart(Observation.Context context) {
-        started.add(context);
-      }
-
-      @Override
-      public void onStop(Observation.Context context) {
-        stopped.add(context);
-      }
-
-      @Override
-      public boolean supportsContext(Observation.Context context) {
-        return true;
-      }
-    });
+    registry.observationConfig().observationHandler(contexts);
   }
+
   private final MockWebServer first = new MockWebServer();
   private final MockWebServer second = new MockWebServer();
 
@@ -80,7 +65,7 @@ class MicrometerObservationsTest {
   }
 
   private List<Observation.Context> named(String name) {
-    return started.stream().filter(c -> c.getName().equals(name)).toList();
+    return contexts.named(name);
   }
 
   private static String low(Observation.Context c, String key) {
