@@ -67,7 +67,7 @@ class MicrometerMetricsTest {
       r.counter("llm.router.retries", tags("client", "test", "operation", "chat", "model", "m",
           "reason", "503")).hasCount(1);
       r.counter("llm.router.failovers", tags("client", "test", "operation", "chat", "model", "m",
-          "replica", b)).hasCount(1);
+          "replica", b, "reason", "503")).hasCount(1);
       r.counter("llm.router.tokens", tags("client", "test", "model", "m", "replica", b, "type",
           "input")).hasCount(12);
       r.counter("llm.router.tokens", tags("client", "test", "model", "m", "replica", b, "type",

@@ -85,7 +85,9 @@ public final class LlmRouterMetrics implements RoutingListener {
   private final Map<AttemptKey, Timer> attempts = new ConcurrentHashMap<>();
   private final Map<ReplicaKey, Timer> firstTokens = new ConcurrentHashMap<>();
   private final Map<ReasonKey, Counter> retries = new ConcurrentHashMap<>();
-  private final Map<ReplicaKey, Counter> failovers = new ConcurrentHashMap<>();
+  private final Map<FailoverKey, Counter> failovers = new ConcurrentHashMap<>();
+  /** Calls whose last attempt failed and will be retried: the failure's type, by call id. */
+  private final Map<Long, String> retrying = new ConcurrentHashMap<>();
   private final Map<ReplicaKey, Tokens> tokens = new ConcurrentHashMap<>();
   /** Per replica: its ejection counter and its gauges. */
   private final Map<String, ReplicaMeters> replicas = new ConcurrentHashMap<>();
@@ -134,10 +136,13 @@ public final class LlmRouterMetrics implements RoutingListener {
   @Override
   public void onRouted(RoutedEvent e) {
     if (!e.failover()) return;
-    counter(failovers, new ReplicaKey(e.replicaId(), e.operation(), model(e.model())),
+    String reason = retrying.remove(e.callId());
+    counter(failovers, new FailoverKey(e.replicaId(), e.operation(), model(e.model()),
+        reason == null ? TagValues.NONE : reason),
         k -> Counter.builder("llm.router.failovers")
-            .description("Attempts sent to another replica after one failed")
-            .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica)
+            .description("Attempts sent to another replica after one failed, by the failure's type")
+            .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica,
+                "reason", k.reason)
             .register(registry)).increment();
   }
 
@@ -175,7 +180,9 @@ public final class LlmRouterMetrics implements RoutingListener {
   @Override
   public void onAttemptFailed(AttemptFailedEvent e) {
     if (!e.willRetry()) return;
-    counter(retries, new ReasonKey(e.operation(), model(e.model()), TagValues.of(e.failure())),
+    String reason = TagValues.of(e.failure());
+    retrying.put(e.callId(), reason); // for the failover that may follow
+    counter(retries, new ReasonKey(e.operation(), model(e.model()), reason),
         k -> Counter.builder("llm.router.retries")
             .description("Failed attempts that another attempt follows, by the failure's type")
             .tags(common).tags("operation", k.operation, "model", k.model, "reason", k.reason)
@@ -184,6 +191,7 @@ public final class LlmRouterMetrics implements RoutingListener {
 
   @Override
   public void onCallFinished(CallFinishedEvent e) {
+    if (!retrying.isEmpty()) retrying.remove(e.callId());
     String model = model(e.model());
     boolean stream = e.operation().endsWith(".stream");
     String replica = e.replicaId();
@@ -394,6 +402,8 @@ public final class LlmRouterMetrics implements RoutingListener {
   private record ReplicaKey(String replica, String operation, String model) {}
 
   private record ReasonKey(String operation, String model, String reason) {}
+
+  private record FailoverKey(String replica, String operation, String model, String reason) {}
 
   private record Tokens(Counter input, Counter cachedInput, Counter predictedInput,
       Counter output) {

@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Tag values shared by the meters and the observations. The {@code error.type} of a failure, as
- * OpenTelemetry's conventions define it: a low-cardinality name, never a message. A replica's HTTP refusal is its status code ({@code "503"}); any other
- * failure is its exception's simple class name ({@code "LlmTimeoutException"}); no failure is
- * {@code "none"}.
+ * OpenTelemetry's conventions define it: a low-cardinality name, never a message. A replica's HTTP
+ * refusal is its status code ({@code "503"}); any other failure is its exception's simple class
+ * name ({@code "LlmTimeoutException"}); no failure is {@code "none"}.
  */
 final class TagValues {
   static final String NONE = "none";

@@ -17,9 +17,9 @@ import java.time.Duration;
  * @param whyNot if no attempt follows, why: "not retryable", "attempts exhausted", "retry budget
  *     exhausted", "deadline" (it expired, or the next attempt could not start before it), "stream
  *     broken after its first chunk" (the replica cut, reset or corrupted a stream the caller was
- *     reading; the call itself had succeeded, and a stream is never replayed); empty otherwise. A call may still give up after an attempt that said it would retry, when no
- *     replica is left or the only ones left asked, with {@code Retry-After}, for a pause past the
- *     deadline.
+ *     reading; the call itself had succeeded, and a stream is never replayed); empty otherwise.
+ *     A call may still give up after an attempt that said it would retry, when no replica is
+ *     left or the only ones left asked, with {@code Retry-After}, for a pause past the deadline.
  */
 public record AttemptFailedEvent(long callId, String operation, String model, int attempt,
     String replicaId, LlmException failure, boolean willRetry, Duration backoff, String whyNot) {}
