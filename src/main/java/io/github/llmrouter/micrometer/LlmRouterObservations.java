@@ -50,6 +50,8 @@ import org.jspecify.annotations.Nullable;
  * error. Nothing carries a prompt, a key or a header value.
  *
  * <p>Thread-safe; one instance may serve several clients. With a no-op registry it does nothing.
+ * A call is held (a few hundred bytes) from its start until it and its last attempt have ended: a
+ * stream its caller never closes keeps its call, as it keeps its connection.
  */
 public final class LlmRouterObservations implements RoutingListener {
   /** The name of a call's observation. */
