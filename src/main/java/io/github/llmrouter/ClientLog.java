@@ -37,12 +37,12 @@ final class ClientLog implements RoutingListener {
 
   @Override
   public boolean needsRoutingExplanation() {
-    return log.isDebugEnabled();
+    return routingLogged();
   }
 
   @Override
   public void onRouted(RoutedEvent e) {
-    if (!log.isDebugEnabled()) return;
+    if (!routingLogged()) return;
     log.debug("call {} {} {} attempt {} -> {}: {}{}{}", e.callId(), e.operation(), e.model(),
         e.attempt(), e.replicaId(), e.reason(),
         e.predictedCachedTokens() < 0 ? "" : "; " + e.predictedCachedTokens() + " cached tokens "
@@ -52,7 +52,7 @@ final class ClientLog implements RoutingListener {
 
   @Override
   public void onAttemptFailed(AttemptFailedEvent e) {
-    if (!log.isDebugEnabled()) return;
+    if (!routingLogged()) return;
     log.debug("call {} attempt {} on {} failed: {}; {}", e.callId(), e.attempt(), e.replicaId(),
         e.failure().getMessage(), e.willRetry() ? "retrying in " + e.backoff().toMillis() + " ms"
             : "giving up: " + e.whyNot());

@@ -41,6 +41,15 @@ class MicrometerEventsTest {
       + "{\"cached_tokens\":0}}", Usage.class);
 
   private final MeterRegistry meters = new SimpleMeterRegistry();
+  /** The observations' contexts, as an observation registry handles them. */
+  private final ObservedContexts contexts = new ObservedContexts();
+  private final LlmRouterObservations observations = LlmRouterObservations.of(observed(contexts));
+
+  private static ObservationRegistry observed(ObservedContexts contexts) {
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(contexts);
+    return registry;
+  }
 
   /** Publishes replicas with these ids (their address never called). */
   private static void publish(HandResolver resolver, String... ids) {
@@ -141,10 +150,6 @@ class MicrometerEventsTest {
 
   @Test
   void observationsNameTheOperationsAsGenAiDoesAndKeepZeroes() {
-    ObservationRegistry registry = ObservationRegistry.create();
-    ObservedContexts contexts = new ObservedContexts();
-    registry.observationConfig().observationHandler(contexts);
-    LlmRouterObservations observations = LlmRouterObservations.of(registry);
     assertThat(observations.needsRoutingExplanation()).isFalse();
     String[][] operations = {{"completion", "text_completion"},
         {"completion.stream", "text_completion"}, {"embeddings", "embeddings"},
@@ -185,10 +190,6 @@ class MicrometerEventsTest {
 
   @Test
   void aStreamBrokenAfterItsFirstChunkFailsItsCall() {
-    ObservationRegistry registry = ObservationRegistry.create();
-    ObservedContexts contexts = new ObservedContexts();
-    registry.observationConfig().observationHandler(contexts);
-    LlmRouterObservations observations = LlmRouterObservations.of(registry);
     observations.onCallStarted(new CallStartedEvent(1, "chat.stream", "m"));
     observations.onRouted(new RoutedEvent(1, "chat.stream", "m", 1, "r", "h", 1, false, "home",
         0, 0), (name, value) -> { });
@@ -204,10 +205,6 @@ class MicrometerEventsTest {
 
   @Test
   void aCallFinishedBeforeItsAttemptEndsStopsBoth() {
-    ObservationRegistry registry = ObservationRegistry.create();
-    ObservedContexts contexts = new ObservedContexts();
-    registry.observationConfig().observationHandler(contexts);
-    LlmRouterObservations observations = LlmRouterObservations.of(registry);
     observations.onCallStarted(new CallStartedEvent(1, "chat", "m"));
     observations.onRouted(new RoutedEvent(1, "chat", "m", 1, "r", "h", 1, false, "home", 0, 0),
         (name, value) -> { });

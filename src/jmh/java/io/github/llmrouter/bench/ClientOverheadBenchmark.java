@@ -51,9 +51,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * <p>{@link #llmClientMetered} is the same call with meters ({@code LlmRouterMetrics} into a
- * Prometheus registry), {@link #llmClientObserved} with meters and traces ({@code LlmRouterObservations} through Micrometer Tracing's
- * OpenTelemetry bridge, every span sampled and exported to nowhere): run them back to back with
- * {@link #llmClient}, with {@code -prof gc} for the bytes each call allocates.
+ * Prometheus registry), {@link #llmClientObserved} with meters and traces ({@code
+ * LlmRouterObservations} through Micrometer Tracing's OpenTelemetry bridge, every span sampled and
+ * exported to nowhere): run them back to back with {@link #llmClient}, with {@code -prof gc} for
+ * the bytes each call allocates.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)

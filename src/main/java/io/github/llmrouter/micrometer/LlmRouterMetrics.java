@@ -13,27 +13,17 @@ import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
-import io.github.llmrouter.replica.Replica;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The router's meters in a Micrometer {@link MeterRegistry}: calls, attempts, retries and
@@ -71,14 +61,8 @@ public final class LlmRouterMetrics implements RoutingListener {
   /** The default of {@link Builder#targetMeanWaiting}: two waiting requests per replica. */
   public static final double DEFAULT_TARGET_MEAN_WAITING = 2.0;
 
-  /** How long a fleet snapshot read by the gauges is reused: one pass over the fleet a scrape. */
-  private static final long SNAPSHOT_TTL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
-  private static final String[] BREAKER_STATES = {"closed", "open", "half_open"};
-
   private final MeterRegistry registry;
   private final Tags common;
-  private final double targetMeanWaiting;
 
   private final Set<String> models = ConcurrentHashMap.newKeySet();
   private final Map<CallKey, Timer> calls = new ConcurrentHashMap<>();
@@ -88,21 +72,13 @@ public final class LlmRouterMetrics implements RoutingListener {
   private final Map<FailoverKey, Counter> failovers = new ConcurrentHashMap<>();
   /** Calls whose last attempt failed and will be retried: the failure's type, by call id. */
   private final Map<Long, String> retrying = new ConcurrentHashMap<>();
-  private final Map<ReplicaKey, Tokens> tokens = new ConcurrentHashMap<>();
-  /** Per replica: its ejection counter and its gauges. */
-  private final Map<String, ReplicaMeters> replicas = new ConcurrentHashMap<>();
-  private final Map<String, String> breakerStates = new ConcurrentHashMap<>();
-  /** The fleet's replicas, as membership events say. */
-  private final Set<String> members = ConcurrentHashMap.newKeySet();
-  private final List<Meter> fleetGauges = new ArrayList<>();
-
-  private volatile @Nullable LlmClient client;
-  private volatile @Nullable Snapshot snapshot;
+  private final Map<ModelKey, Tokens> tokens = new ConcurrentHashMap<>();
+  private final FleetGauges fleet;
 
   private LlmRouterMetrics(Builder b) {
     this.registry = b.registry;
     this.common = b.tags;
-    this.targetMeanWaiting = b.targetMeanWaiting;
+    this.fleet = new FleetGauges(b.registry, b.tags, b.targetMeanWaiting);
   }
 
   /**
@@ -137,7 +113,7 @@ public final class LlmRouterMetrics implements RoutingListener {
   public void onRouted(RoutedEvent e) {
     if (!e.failover()) return;
     String reason = retrying.remove(e.callId());
-    counter(failovers, new FailoverKey(e.replicaId(), e.operation(), model(e.model()),
+    meter(failovers, new FailoverKey(e.replicaId(), e.operation(), model(e.model()),
         reason == null ? TagValues.NONE : reason),
         k -> Counter.builder("llm.router.failovers")
             .description("Attempts sent to another replica after one failed, by the failure's type")
@@ -151,7 +127,7 @@ public final class LlmRouterMetrics implements RoutingListener {
     String model = model(e.model());
     String outcome = TagValues.outcome(e.outcome());
     String error = TagValues.of(e.failure());
-    timer(attempts, new AttemptKey(e.replicaId(), e.operation(), model, outcome, error),
+    meter(attempts, new AttemptKey(e.replicaId(), e.operation(), model, outcome, error),
         k -> Timer.builder("llm.router.attempts")
             .description("Attempts, from sending to the end of the answer (a stream's included)")
             .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica,
@@ -165,7 +141,7 @@ public final class LlmRouterMetrics implements RoutingListener {
     }
     Usage usage = e.usage();
     if (e.answered() && usage != null) {
-      Tokens t = tokens.computeIfAbsent(new ReplicaKey(e.replicaId(), "", model), this::tokens);
+      Tokens t = meter(tokens, new ModelKey(e.replicaId(), model), this::tokens);
       t.input.increment(Math.max(0, usage.promptTokens()));
       t.output.increment(Math.max(0, usage.completionTokens()));
       long cached = usage.cachedTokens();
@@ -182,7 +158,7 @@ public final class LlmRouterMetrics implements RoutingListener {
     if (!e.willRetry()) return;
     String reason = TagValues.of(e.failure());
     retrying.put(e.callId(), reason); // for the failover that may follow
-    counter(retries, new ReasonKey(e.operation(), model(e.model()), reason),
+    meter(retries, new ReasonKey(e.operation(), model(e.model()), reason),
         k -> Counter.builder("llm.router.retries")
             .description("Failed attempts that another attempt follows, by the failure's type")
             .tags(common).tags("operation", k.operation, "model", k.model, "reason", k.reason)
@@ -193,11 +169,10 @@ public final class LlmRouterMetrics implements RoutingListener {
   public void onCallFinished(CallFinishedEvent e) {
     if (!retrying.isEmpty()) retrying.remove(e.callId());
     String model = model(e.model());
-    boolean stream = e.operation().endsWith(".stream");
     String replica = e.replicaId();
-    if (stream && replica != null) {
+    if (TagValues.streamed(e.operation()) && replica != null) {
       // A stream's call finishes at its first chunk; its latency is recorded when it ends.
-      timer(firstTokens, new ReplicaKey(replica, e.operation(), model),
+      meter(firstTokens, new ReplicaKey(replica, e.operation(), model),
           k -> Timer.builder("llm.router.time_to_first_token")
               .description("Streams: from the call's start to its first chunk, retries included")
               .tags(common).tags("operation", k.operation, "model", k.model, "replica", k.replica)
@@ -210,7 +185,7 @@ public final class LlmRouterMetrics implements RoutingListener {
 
   private void recordCall(String operation, String model, boolean success, String error,
       long nanos) {
-    timer(calls, new CallKey(operation, model, success ? "success" : "failure", error),
+    meter(calls, new CallKey(operation, model, success ? "success" : "failure", error),
         k -> Timer.builder("llm.router.calls")
             .description("Calls, from their start to their answer (a stream's end), retries "
                 + "included")
@@ -224,146 +199,42 @@ public final class LlmRouterMetrics implements RoutingListener {
 
   @Override
   public void onClientStarted(LlmClient started) {
-    synchronized (fleetGauges) {
-      if (client != null) {
-        throw new IllegalStateException("an LlmRouterMetrics serves one client; give each client "
-            + "its own, with a tag that tells them apart");
-      }
-      client = started;
-      for (Replica r : started.replicas()) members.add(r.id());
-      fleetGauges.add(gauge("llm.router.replicas", "Replicas in the fleet", null, Tags.empty(),
-          m -> started.replicas().size()));
-      fleetGauges.add(gauge("llm.router.fleet.waiting",
-          "Requests waiting on the replicas with a fresh load report", null, Tags.empty(),
-          m -> m.fleet().totalWaiting()));
-      fleetGauges.add(gauge("llm.router.fleet.replicas_needed",
-          "Replicas that would bring the mean waiting requests per replica down to the target",
-          null, Tags.of("target", Double.toString(targetMeanWaiting)),
-          m -> m.fleet().replicasFor(targetMeanWaiting)));
-    }
-    syncReplicas();
+    fleet.started(started);
   }
 
   @Override
   public void onClientClosed(LlmClient closed) {
-    synchronized (fleetGauges) {
-      if (client != closed) return;
-      fleetGauges.forEach(registry::remove);
-      fleetGauges.clear();
-      for (ReplicaMeters r : replicas.values()) r.gauges.forEach(registry::remove);
-      client = null;
-    }
+    fleet.closed(closed);
   }
 
   @Override
   public void onMembershipChanged(MembershipEvent e) {
-    // Events come before the client's fleet changes: the fleet is what they say it is.
-    if (e.change() == MembershipEvent.Change.REMOVED) {
-      members.remove(e.replicaId());
-      breakerStates.remove(e.replicaId());
-    } else {
-      members.add(e.replicaId());
-    }
-    syncReplicas();
+    fleet.membershipChanged(e);
+    // Every meter tagged with a replica that left goes, also one that an attempt ending after its
+    // replica left made again.
+    removeUnlessMember(attempts, AttemptKey::replica, registry::remove);
+    removeUnlessMember(firstTokens, ReplicaKey::replica, registry::remove);
+    removeUnlessMember(failovers, FailoverKey::replica, registry::remove);
+    removeUnlessMember(tokens, ModelKey::replica, t -> t.removeFrom(registry));
   }
 
   @Override
   public void onEjection(EjectionEvent e) {
-    if (!e.ejected()) return;
-    ReplicaMeters r = replicas.get(e.replicaId());
-    if (r != null) r.ejections.increment();
+    fleet.ejection(e);
   }
 
   @Override
   public void onCircuitBreaker(CircuitBreakerEvent e) {
-    breakerStates.put(e.replicaId(), e.to().toLowerCase(Locale.ROOT));
+    fleet.circuitBreaker(e);
   }
 
-  /**
-   * Gives every replica of the fleet its meters and removes those of replicas that left: a
-   * replica's gauges, and every meter tagged with it (also one that an attempt ending after its
-   * replica left made again).
-   */
-  private void syncReplicas() {
-    synchronized (replicas) {
-      Set<String> current = new HashSet<>(members);
-      if (client != null) {
-        for (String id : current) replicas.computeIfAbsent(id, this::replicaMeters);
-      }
-      for (String id : new ArrayList<>(replicas.keySet())) {
-        if (!current.contains(id)) replicas.remove(id).removeFrom(registry);
-      }
-      removeUnless(attempts, k -> current.contains(k.replica));
-      removeUnless(firstTokens, k -> current.contains(k.replica));
-      removeUnless(failovers, k -> current.contains(k.replica));
-      tokens.entrySet().removeIf(en -> {
-        if (current.contains(en.getKey().replica)) return false;
-        en.getValue().removeFrom(registry);
-        return true;
-      });
-    }
-  }
-
-  private <K, M extends Meter> void removeUnless(Map<K, M> meters,
-      java.util.function.Predicate<K> keep) {
+  private <K, M> void removeUnlessMember(Map<K, M> meters, Function<K, String> replica,
+      Consumer<M> remove) {
     meters.entrySet().removeIf(en -> {
-      if (keep.test(en.getKey())) return false;
-      registry.remove(en.getValue());
+      if (fleet.isMember(replica.apply(en.getKey()))) return false;
+      remove.accept(en.getValue());
       return true;
     });
-  }
-
-  private ReplicaMeters replicaMeters(String id) {
-    Tags tags = Tags.of("replica", id);
-    List<Meter> gauges = new ArrayList<>();
-    gauges.add(gauge("llm.router.in_flight", "This client's requests in flight on the replica",
-        null, tags, m -> m.inFlight(id)));
-    gauges.add(gauge("llm.router.load_report.age",
-        "Age of the replica's latest load report (NaN if it never reported)", "seconds", tags,
-        m -> m.reportAgeSeconds(id)));
-    for (String state : BREAKER_STATES) {
-      gauges.add(gauge("llm.router.circuit_breaker.state",
-          "1 for the state the replica's circuit breaker is in, 0 for the others", null,
-          tags.and("state", state),
-          m -> state.equals(m.breakerStates.getOrDefault(id, "closed")) ? 1 : 0));
-    }
-    Counter ejections = Counter.builder("llm.router.ejections")
-        .description("Times outlier detection ejected the replica").tags(common).tags(tags)
-        .register(registry);
-    return new ReplicaMeters(ejections, gauges);
-  }
-
-  private Gauge gauge(String name, String description, @Nullable String unit, Tags tags,
-      ToDoubleFunction<LlmRouterMetrics> value) {
-    return Gauge.builder(name, this, value).description(description).baseUnit(unit).tags(common)
-        .tags(tags).strongReference(true).register(registry);
-  }
-
-  private double inFlight(String replicaId) {
-    LlmClient c = client;
-    return c == null ? Double.NaN : c.inFlight(replicaId);
-  }
-
-  private double reportAgeSeconds(String replicaId) {
-    FleetSnapshot.ReplicaLoad load = snapshot().byId.get(replicaId);
-    Duration age = load == null ? null : load.reportAge();
-    return age == null ? Double.NaN : age.toNanos() / 1e9;
-  }
-
-  private FleetSnapshot fleet() {
-    return snapshot().fleet;
-  }
-
-  /** The fleet as the client sees it, read at most once per {@link #SNAPSHOT_TTL_NANOS}. */
-  private Snapshot snapshot() {
-    long now = System.nanoTime();
-    Snapshot s = snapshot;
-    if (s != null && now - s.readAt < SNAPSHOT_TTL_NANOS) return s;
-    LlmClient c = client;
-    if (c == null) return Snapshot.EMPTY;
-    s = new Snapshot(c.fleet(), now);
-    snapshot = s;
-    return s;
   }
 
   /** {@code model}, or {@link #OTHER_MODEL} once {@link #MAX_MODELS} others have been seen. */
@@ -374,7 +245,7 @@ public final class LlmRouterMetrics implements RoutingListener {
     return model;
   }
 
-  private Tokens tokens(ReplicaKey k) {
+  private Tokens tokens(ModelKey k) {
     Tags tags = common.and("model", k.model, "replica", k.replica);
     Function<String, Counter> counter = type -> Counter.builder("llm.router.tokens")
         .description("Tokens of answered attempts, as the replicas reported them; "
@@ -384,14 +255,10 @@ public final class LlmRouterMetrics implements RoutingListener {
         counter.apply("predicted_cached_input"), counter.apply("output"));
   }
 
-  private static <K> Timer timer(Map<K, Timer> meters, K key, Function<K, Timer> make) {
-    Timer t = meters.get(key);
-    return t != null ? t : meters.computeIfAbsent(key, make);
-  }
-
-  private static <K> Counter counter(Map<K, Counter> meters, K key, Function<K, Counter> make) {
-    Counter c = meters.get(key);
-    return c != null ? c : meters.computeIfAbsent(key, make);
+  /** The meter of {@code key}, made by {@code make} the first time. */
+  private static <K, M> M meter(Map<K, M> meters, K key, Function<K, M> make) {
+    M m = meters.get(key);
+    return m != null ? m : meters.computeIfAbsent(key, make);
   }
 
   private record CallKey(String operation, String model, String outcome, String error) {}
@@ -405,6 +272,8 @@ public final class LlmRouterMetrics implements RoutingListener {
 
   private record FailoverKey(String replica, String operation, String model, String reason) {}
 
+  private record ModelKey(String replica, String model) {}
+
   private record Tokens(Counter input, Counter cachedInput, Counter predictedInput,
       Counter output) {
     void removeFrom(MeterRegistry registry) {
@@ -412,28 +281,6 @@ public final class LlmRouterMetrics implements RoutingListener {
       registry.remove(cachedInput);
       registry.remove(predictedInput);
       registry.remove(output);
-    }
-  }
-
-  private record ReplicaMeters(Counter ejections, List<Meter> gauges) {
-    void removeFrom(MeterRegistry registry) {
-      registry.remove(ejections);
-      gauges.forEach(registry::remove);
-    }
-  }
-
-  private static final class Snapshot {
-    static final Snapshot EMPTY = new Snapshot(new FleetSnapshot(List.of(), 0, 0, 0, 0, 0, 0, 0,
-        0), Long.MIN_VALUE);
-
-    final FleetSnapshot fleet;
-    final Map<String, FleetSnapshot.ReplicaLoad> byId = new HashMap<>();
-    final long readAt;
-
-    Snapshot(FleetSnapshot fleet, long readAt) {
-      this.fleet = fleet;
-      this.readAt = readAt;
-      for (FleetSnapshot.ReplicaLoad r : fleet.replicas()) byId.put(r.replicaId(), r);
     }
   }
 

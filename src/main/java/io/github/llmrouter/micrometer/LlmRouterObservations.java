@@ -38,15 +38,15 @@ import org.jspecify.annotations.Nullable;
  * my-model"}) and carries their attributes: {@code gen_ai.operation.name}, {@code
  * gen_ai.request.model}, {@code gen_ai.response.model}, {@code gen_ai.usage.input_tokens}, {@code
  * gen_ai.usage.output_tokens}, {@code gen_ai.usage.cache_read.input_tokens} and {@code
- * error.type}, with the router's {@code llm.router.replica} (the one that answered), {@code
- * llm.router.attempts} and {@code llm.router.time_to_first_chunk} (seconds, streams). Each
+ * error.type}, with the router's {@code llm.router.replica} (the one that answered) and {@code
+ * llm.router.time_to_first_chunk} (seconds, streams). Each
  * attempt's, {@value #ATTEMPT} ({@code "chat my-model attempt"}), is its child and a client
  * ({@link Kind#CLIENT}) observation with {@code server.address}, {@code server.port}, {@code
  * error.type}, {@code llm.router.replica}, {@code llm.router.outcome}, {@code
  * llm.router.attempt}, {@code llm.router.routing.reason} and {@code
- * llm.router.predicted_cached_tokens}. Low-cardinality
- * keys (usable as metric tags) are the operation, the requested model, the replica, the server,
- * the outcome and the error type; the rest are high-cardinality. A failure is the observation's
+ * llm.router.predicted_cached_tokens}. Low-cardinality keys (usable as metric tags) are the
+ * operation, the requested model, the replica, the server, the outcome and the error type; the
+ * rest are high-cardinality. A failure is the observation's
  * error. Nothing carries a prompt, a key or a header value.
  *
  * <p>Thread-safe; one instance may serve several clients. With a no-op registry it does nothing.
@@ -135,8 +135,7 @@ public final class LlmRouterObservations implements RoutingListener {
       if (attempt == null) return;
       state.attempt = null;
       String error = TagValues.of(e.failure());
-      attempt.lowCardinalityKeyValue("llm.router.outcome",
-          TagValues.outcome(e.outcome()));
+      attempt.lowCardinalityKeyValue("llm.router.outcome", TagValues.outcome(e.outcome()));
       attempt.lowCardinalityKeyValue("error.type", error);
       LlmException failure = e.failure();
       if (failure != null) attempt.error(failure);
@@ -166,7 +165,7 @@ public final class LlmRouterObservations implements RoutingListener {
       Observation call = state.call;
       String replica = e.replicaId();
       if (replica != null) call.lowCardinalityKeyValue("llm.router.replica", replica);
-      if (e.succeeded() && e.operation().endsWith(".stream")) {
+      if (e.succeeded() && TagValues.streamed(e.operation())) {
         // The first chunk: the stream goes on, and so does the call.
         call.highCardinalityKeyValue("llm.router.time_to_first_chunk",
             seconds(e.durationNanos()));

@@ -3,6 +3,8 @@ package io.github.llmrouter.micrometer;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.observe.AttemptEndedEvent;
+import java.util.Arrays;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,13 +17,19 @@ final class TagValues {
   static final String NONE = "none";
 
   /** The {@code outcome} tag of each {@link AttemptEndedEvent.Outcome}, by ordinal. */
-  private static final String[] OUTCOMES = {"answered", "failed", "abandoned"};
+  private static final String[] OUTCOMES = Arrays.stream(AttemptEndedEvent.Outcome.values())
+      .map(o -> o.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
 
   private TagValues() {}
 
   /** {@return the lower-case tag value of {@code outcome}} */
   static String outcome(AttemptEndedEvent.Outcome outcome) {
     return OUTCOMES[outcome.ordinal()];
+  }
+
+  /** {@return whether {@code operation} is a stream's, such as {@code chat.stream}} */
+  static boolean streamed(String operation) {
+    return operation.endsWith(".stream");
   }
 
   static String of(@Nullable LlmException failure) {

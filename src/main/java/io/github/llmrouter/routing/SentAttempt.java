@@ -2,8 +2,9 @@ package io.github.llmrouter.routing;
 
 /**
  * What one attempt {@link CacheAware} sent expected (its prefill, wait and cached tokens) and the
- * KV memory it holds on its replica until it ends, to learn from what the answer reports. Confined to the call that made the attempt; its outcome is taken
- * once (a second outcome is ignored).
+ * KV memory it holds on its replica until it ends, to learn from what the answer reports.
+ * Confined to the call that made the attempt; its outcome is taken once (a second outcome is
+ * ignored).
  */
 final class SentAttempt implements RoutedAttempt {
   private final FleetMemory memory;

@@ -340,8 +340,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
     if (listener != RoutingListener.NONE) {
       listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
-          request.model(), attempt, failed.replica.id(), failure, willRetry, Duration.ofNanos(decision.backoffNanos()),
-          decision.whyNot()));
+          request.model(), attempt, failed.replica.id(), failure, willRetry,
+          Duration.ofNanos(decision.backoffNanos()), decision.whyNot()));
     }
     switch (decision.kind()) {
       case RETRY:
