@@ -11,6 +11,8 @@ import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingRequest;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.RawRequest;
+import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.internal.dispatch.DispatcherConfig;
 import io.github.llmrouter.internal.dispatch.FleetState;
@@ -21,6 +23,7 @@ import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.LoadScraper;
 import io.github.llmrouter.internal.transport.OkHttpClients;
+import io.github.llmrouter.internal.transport.RequestScan;
 import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.RoutingListener;
@@ -139,7 +142,7 @@ public final class LlmClient implements AutoCloseable {
    * @throws LlmException how the call failed (see the class comment for which)
    */
   public ChatResponse chat(ChatRequest request) {
-    return dispatcher.call(Endpoint.CHAT, routing(request), body(Endpoint.CHAT, request));
+    return dispatcher.call(Endpoint.CHAT, routing(request), request(Endpoint.CHAT, request));
   }
 
   /**
@@ -152,7 +155,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.CHAT, routing(request),
-        body(Endpoint.CHAT, request)));
+        request(Endpoint.CHAT, request)));
   }
 
   /**
@@ -165,7 +168,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     return dispatcher.stream(Endpoint.CHAT_STREAM, routing(request),
-        body(Endpoint.CHAT_STREAM, request));
+        request(Endpoint.CHAT_STREAM, request));
   }
 
   /**
@@ -177,7 +180,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public CompletionResponse completion(CompletionRequest request) {
     return dispatcher.call(Endpoint.COMPLETION, routing(request),
-        body(Endpoint.COMPLETION, request));
+        request(Endpoint.COMPLETION, request));
   }
 
   /**
@@ -188,7 +191,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.COMPLETION, routing(request),
-        body(Endpoint.COMPLETION, request)));
+        request(Endpoint.COMPLETION, request)));
   }
 
   /**
@@ -200,7 +203,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     return dispatcher.stream(Endpoint.COMPLETION_STREAM, routing(request),
-        body(Endpoint.COMPLETION_STREAM, request));
+        request(Endpoint.COMPLETION_STREAM, request));
   }
 
   /**
@@ -212,7 +215,7 @@ public final class LlmClient implements AutoCloseable {
    */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     return dispatcher.call(Endpoint.EMBEDDINGS, routing(request),
-        body(Endpoint.EMBEDDINGS, request));
+        request(Endpoint.EMBEDDINGS, request));
   }
 
   /**
@@ -223,7 +226,45 @@ public final class LlmClient implements AutoCloseable {
    */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.EMBEDDINGS, routing(request),
-        body(Endpoint.EMBEDDINGS, request)));
+        request(Endpoint.EMBEDDINGS, request)));
+  }
+
+  /**
+   * Sends any OpenAI-compatible request (chat, completions, embeddings, the Responses API, a
+   * server's own extensions) through the same routing, retries and failover as the typed calls:
+   * the routing key comes from the request's JSON body (its model and messages, input or prompt),
+   * or from its {@link RawRequest#routingKey() routing key}. This is the path the SDK adapters
+   * take.
+   *
+   * <p>A request whose body asks for {@code "stream": true} returns once the stream's first event
+   * has arrived (earlier failures were failed over); read its {@link RawResponse#body()} and close
+   * it. Any other answer is read whole before this returns.
+   *
+   * @param request the request
+   * @return the replica's 2xx answer, never null; an error status is thrown as a {@link
+   *     io.github.llmrouter.api.ReplicaHttpException} once no retry is left
+   * @throws LlmException how the call failed (see the class comment for which)
+   */
+  public RawResponse send(RawRequest request) {
+    RequestScan scan = RequestScan.of(requireNonNull(request, "request"));
+    checkOpen();
+    return dispatcher.send(scan.endpoint(), scan.routing(), request);
+  }
+
+  /**
+   * Sends any OpenAI-compatible request asynchronously, as {@link #send} does; never throws (but
+   * for a null request). A stream's first event is awaited on an I/O thread.
+   *
+   * @param request the request
+   * @return completes with the replica's 2xx answer (never null) or an {@link LlmException};
+   *     cancelling it cancels the exchange in progress
+   */
+  public CompletableFuture<RawResponse> sendAsync(RawRequest request) {
+    RequestScan scan = RequestScan.of(requireNonNull(request, "request"));
+    return async(() -> {
+      checkOpen();
+      return dispatcher.callAsync(scan.endpoint(), scan.routing(), request);
+    });
   }
 
   /** Starts an asynchronous call; a failure to start completes the future instead of throwing. */
@@ -320,10 +361,14 @@ public final class LlmClient implements AutoCloseable {
         + ", apiKey=" + (hasApiKey ? "<redacted>" : "none") + '}';
   }
 
-  /** The request's body for {@code endpoint}; fails if the client is closed. */
-  private byte[] body(Endpoint<?> endpoint, Object request) {
+  /** What a typed call sends for {@code request}; fails if the client is closed. */
+  private RawRequest request(Endpoint<?> endpoint, Object request) {
+    checkOpen();
+    return endpoint.request(request);
+  }
+
+  private void checkOpen() {
     if (closed.get()) throw new LlmException("LlmClient is closed");
-    return endpoint.body(request);
   }
 
   // What routing needs of each request; the first thing a call evaluates, so a null request fails

@@ -1,5 +1,6 @@
 package io.github.llmrouter.api;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
@@ -8,19 +9,24 @@ import org.jspecify.annotations.Nullable;
 /**
  * Token counts a server reports for a call: prompt, completion, total, and prompt tokens served
  * from the server's prefix cache ({@code prompt_tokens_details.cached_tokens}) when it says so.
+ * The Responses API's names ({@code input_tokens}, {@code output_tokens}, {@code
+ * input_tokens_details}) read the same.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class Usage extends ApiObject {
   @JsonProperty("prompt_tokens")
+  @JsonAlias("input_tokens")
   private long promptTokens;
 
   @JsonProperty("completion_tokens")
+  @JsonAlias("output_tokens")
   private long completionTokens;
 
   @JsonProperty("total_tokens")
   private long totalTokens;
 
   @JsonProperty("prompt_tokens_details")
+  @JsonAlias("input_tokens_details")
   private @Nullable Map<String, Object> promptTokensDetails;
 
   private Usage() {}

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
+import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
@@ -51,7 +52,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private final RequestDispatcher dispatcher;
   private final Endpoint<?> endpoint;
   private final RoutingRequest request;
-  private final byte[] body;
+  private final RawRequest raw;
   private final Exchange<R> exchange;
   private final boolean blocking;
   /** Whether a successful exchange keeps its in-flight counter (a stream releases it on close). */
@@ -85,11 +86,11 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
    * @param result completed with the call's answer or final failure
    */
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      byte[] body, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+      RawRequest raw, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
     this.request = request;
-    this.body = body;
+    this.raw = raw;
     this.exchange = exchange;
     this.blocking = blocking;
     this.keepsCounter = endpoint.streaming();
@@ -106,8 +107,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      byte[] body, Exchange.Blocking<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, body, Exchange.blocking(exchange), true,
+      RawRequest raw, Exchange.Blocking<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, raw, Exchange.blocking(exchange), true,
         new CompletableFuture<>()).join();
   }
 
@@ -184,7 +185,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         dispatcher.config.policy());
     Call call;
     try {
-      call = dispatcher.transport.newCall(a.replica, endpoint, body, attemptTimeoutNanos(), a,
+      call = dispatcher.transport.newCall(a.replica, endpoint, raw, attemptTimeoutNanos(), a,
           headers);
     } catch (LlmException e) {
       // The deadline passed before the exchange could start, or the request cannot be built:

@@ -5,6 +5,8 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.api.Usage;
+import io.github.llmrouter.internal.transport.Reported;
+import io.github.llmrouter.internal.transport.WholeAnswer;
 import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells a policy what became of an attempt it ranked: that it was sent, its first token, and the
- * usage the replica reported (prompt tokens and cached prompt tokens), or its failure. A policy
+ * usage the replica reported (in a typed answer, or {@link Reported} by a raw one) (prompt tokens and cached prompt tokens), or its failure. A policy
  * that throws is logged and ignored: learning is advice, and the call's outcome must not depend on
  * it. The {@link AttemptLoop} calls these where an attempt is sent, succeeds or fails; a stream's
  * usage is read from its last chunk when it closes.
@@ -74,6 +76,8 @@ final class Feedback {
 
   /** The usage an answer (a response, or a stream's last chunk) reports, or null. */
   static @Nullable Usage usageOf(@Nullable Object value) {
+    if (value instanceof WholeAnswer w) return w.reported().usage();
+    if (value instanceof Reported r) return r.usage();
     if (value instanceof ChatResponse r) return r.usage();
     if (value instanceof ChatChunk c) return c.usage();
     if (value instanceof CompletionResponse r) return r.usage();
@@ -83,6 +87,8 @@ final class Feedback {
 
   /** The model an answer says answered, or null. */
   static @Nullable String modelOf(@Nullable Object value) {
+    if (value instanceof WholeAnswer w) return w.reported().model();
+    if (value instanceof Reported r) return r.model();
     if (value instanceof ChatResponse r) return r.model();
     if (value instanceof ChatChunk c) return c.model();
     if (value instanceof CompletionResponse r) return r.model();

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.RawRequest;
+import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamChunk;
 import io.github.llmrouter.internal.transport.Endpoint;
@@ -77,13 +79,13 @@ public final class RequestDispatcher {
    * @param <T> the answer type
    * @param endpoint the operation
    * @param request what routing needs
-   * @param body from {@link Endpoint#body}
+   * @param raw what to send: a typed operation's {@link Endpoint#request}, or the caller's
    * @return the answer, never null
    * @throws LlmException the call's failure, by the rule documented on {@code LlmException}
    */
-  public <T> T call(Endpoint<T> endpoint, RoutingRequest request, byte[] body) {
+  public <T> T call(Endpoint<T> endpoint, RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, body,
+    return AttemptLoop.run(this, endpoint, request, raw,
         (attempt, call) -> transport.execute(attempt.replica, call, endpoint));
   }
 
@@ -93,16 +95,17 @@ public final class RequestDispatcher {
    * @param <T> the answer type
    * @param endpoint the operation
    * @param request what routing needs
-   * @param body from {@link Endpoint#body}
+   * @param raw what to send
    * @return completes on an OkHttp or scheduler thread with the answer (never null) or an {@link
    *     LlmException}; cancelling it cancels the exchange in progress
    */
   public <T> CompletableFuture<T> callAsync(Endpoint<T> endpoint, RoutingRequest request,
-      byte[] body) {
+      RawRequest raw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
-    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, body,
-        (attempt, call, outcome) -> transport.enqueue(attempt.replica, call, endpoint, outcome),
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, raw,
+        (attempt, call, outcome) -> transport.enqueue(attempt.replica, call, endpoint, attempt,
+            outcome),
         false, result).start();
     if (gate == null) {
       start.run();
@@ -123,15 +126,34 @@ public final class RequestDispatcher {
    * @param <T> the chunk type
    * @param endpoint the streaming operation
    * @param request what routing needs
-   * @param body from {@link Endpoint#body}, asking for a stream
+   * @param raw from {@link Endpoint#request}, asking for a stream
    * @return the stream, its first chunk read
    * @throws LlmException the call's failure before its first chunk
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
-      RoutingRequest request, byte[] body) {
+      RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, body,
+    return AttemptLoop.run(this, endpoint, request, raw,
         (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt));
+  }
+
+  /**
+   * A raw call, run on this thread: a whole answer, or an event stream handed out once its first
+   * event has arrived (failures before it are retried like any call's; the stream holds its
+   * replica's in-flight count until it ends).
+   *
+   * @param endpoint the raw operation ({@link Endpoint#raw})
+   * @param request what routing needs
+   * @param raw the caller's request
+   * @return the answer, never null
+   * @throws LlmException the call's failure, by the rule documented on {@code LlmException}
+   */
+  public RawResponse send(Endpoint<RawResponse> endpoint, RoutingRequest request,
+      RawRequest raw) {
+    if (!endpoint.streaming()) return call(endpoint, request, raw);
+    admit();
+    return AttemptLoop.run(this, endpoint, request, raw,
+        (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt));
   }
 
   /** Blocks until admission control lets the call in; throws if it does not in time. */

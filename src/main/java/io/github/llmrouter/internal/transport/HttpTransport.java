@@ -7,6 +7,8 @@ import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.MalformedResponseException;
+import io.github.llmrouter.api.RawRequest;
+import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.ResponseStream;
@@ -21,16 +23,12 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import okhttp3.Call;
 import okhttp3.Callback;
-import okhttp3.HttpUrl;
-import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -47,26 +45,10 @@ import tools.jackson.core.JacksonException;
  * retry is the dispatcher's decision. Thread-safe.
  */
 public final class HttpTransport {
-  private static final MediaType JSON = MediaType.get("application/json");
-  private static final String HIDDEN_RETRY_AFTER = "X-LLM-Router-Retry-After";
-
-  /**
-   * A network interceptor every client installs: it moves {@code Retry-After} out of OkHttp's
-   * sight. OkHttp's follow-up logic silently repeats a 503 carrying {@code Retry-After: 0} on the
-   * same replica, even with retry-on-connection-failure off; our dispatcher must see that 503 to
-   * count it, budget it and fail over to another replica.
-   */
-  static final Interceptor HIDE_RETRY_AFTER = chain -> {
-    Response response = chain.proceed(chain.request());
-    String retryAfter = response.header("Retry-After");
-    if (retryAfter == null) return response;
-    return response.newBuilder().removeHeader("Retry-After")
-        .header(HIDDEN_RETRY_AFTER, retryAfter).build();
-  };
+  private static final String JSON_TYPE = "application/json";
+  private static final MediaType JSON = MediaType.get(JSON_TYPE);
   /** How much of an error body is read for its message and excerpt. */
   private static final int ERROR_BODY_PEEK_BYTES = 8192;
-  /** The longest {@code Retry-After} read; longer ones are read as this. */
-  private static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
 
   private final OkHttpClient client;
   private final @Nullable String authorization;
@@ -117,21 +99,28 @@ public final class HttpTransport {
    * A prepared exchange.
    *
    * @param replica where it goes
-   * @param endpoint the operation, whose path is resolved under the replica's base URL
-   * @param body from {@link Endpoint#body}
+   * @param endpoint the operation
+   * @param raw what to send, its path resolved under the replica's base URL
    * @param timeoutNanos bounds the whole exchange (0 = none)
    * @param watch told when the answer begins, or null
    * @param added headers the listeners set, or null
    * @return the call, not yet started
    * @throws LlmException if the request cannot be built (never with a header value in the message)
    */
-  public Call newCall(Replica replica, Endpoint<?> endpoint, byte[] body, long timeoutNanos,
+  public Call newCall(Replica replica, Endpoint<?> endpoint, RawRequest raw, long timeoutNanos,
       @Nullable AnswerWatch watch, @Nullable AddedHeaders added) {
     Request request;
     try {
-      HttpUrl url = replica.url(endpoint.path());
-      Request.Builder b = new Request.Builder().url(url).post(RequestBody.create(body, JSON));
-      if (endpoint.streaming()) b.header("Accept", "text/event-stream");
+      Request.Builder b = new Request.Builder().url(replica.url(raw.path()));
+      for (Map.Entry<String, List<String>> h : raw.headers().entrySet()) {
+        for (String value : h.getValue()) b.addHeader(h.getKey(), value);
+      }
+      String type = raw.contentType();
+      b.method(raw.method(), type == null ? null
+          : RequestBody.create(raw.body(), JSON_TYPE.equals(type) ? JSON : MediaType.parse(type)));
+      if (endpoint.streaming() && raw.headers().get("Accept") == null) {
+        b.header("Accept", "text/event-stream");
+      }
       if (loadMetricsHeader) b.header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT");
       if (authorization != null) b.header("Authorization", authorization);
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
@@ -141,10 +130,11 @@ public final class HttpTransport {
       if (watch != null) b.tag(AnswerWatch.class, watch);
       request = b.build();
     } catch (IllegalArgumentException e) {
-      // Headers are checked when replicas and keys are built; OkHttp's own message would show the
-      // offending value, so it is not passed on.
+      // Headers are checked when replicas, keys and raw requests are built; OkHttp's own message
+      // would show the offending value, so it is not passed on.
       throw new LlmException("the request to replica " + replica.id() + " could not be built: "
-          + "an invalid header name or value (" + e.getClass().getSimpleName() + ")");
+          + "an invalid method, path, header name or value (" + e.getClass().getSimpleName()
+          + ")");
     }
     Call call = client.newCall(request);
     if (timeoutNanos > 0) call.timeout().timeout(timeoutNanos, TimeUnit.NANOSECONDS);
@@ -172,9 +162,11 @@ public final class HttpTransport {
    * @param replica the replica called
    * @param call from {@link #newCall}
    * @param endpoint what the answer binds to and must hold
+   * @param end told how a raw stream ended, once it has been handed out
    * @param outcome receives the answer (never null) or the classified failure
    */
-  public <T> void enqueue(Replica replica, Call call, Endpoint<T> endpoint, Outcome<T> outcome) {
+  public <T> void enqueue(Replica replica, Call call, Endpoint<T> endpoint,
+      StreamEnd<Object> end, Outcome<T> outcome) {
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
@@ -191,7 +183,10 @@ public final class HttpTransport {
       public void onResponse(Call c, Response response) {
         T value;
         try {
-          value = parse(replica, c, response, endpoint);
+          // A raw stream waits here, on OkHttp's thread, for its first event.
+          value = endpoint.raw() && endpoint.streaming()
+              ? endpoint.type().cast(rawStream(replica, c, response, end))
+              : parse(replica, c, response, endpoint);
         } catch (LlmException e) {
           outcome.failed(e);
           return;
@@ -227,6 +222,21 @@ public final class HttpTransport {
       response.close();
       throw e instanceof LlmException ? (LlmException) e : unexpected(replica, e);
     }
+  }
+
+  /**
+   * Runs a raw streaming {@code call} on this thread up to its first event.
+   *
+   * @param replica the replica called
+   * @param call from {@link #newCall} for a raw streaming endpoint
+   * @param endpoint the operation
+   * @param end told once how the stream ended, as for {@link #openStream}
+   * @return the answer, its first event arrived
+   * @throws LlmException the classified failure before the first event
+   */
+  public RawResponse openRaw(Replica replica, Call call, Endpoint<?> endpoint,
+      StreamEnd<Object> end) {
+    return rawStream(replica, call, send(replica, call, endpoint), end);
   }
 
   /**
@@ -270,11 +280,14 @@ public final class HttpTransport {
     T value;
     try (response) {
       checkStatus(replica, response);
+      if (endpoint.raw()) return endpoint.type().cast(WholeAnswer.read(replica, response, serverText));
       value = Json.MAPPER.readValue(response.body().byteStream(), endpoint.type());
+    } catch (IOException e) {
+      throw classify(replica, call, e);
     } catch (JacksonException e) {
       if (e.getCause() instanceof IOException) throw classify(replica, call, (IOException) e.getCause());
       throw new MalformedResponseException(replica.id(), "JSON body",
-          serverText.scrubbed(replica, e));
+          serverText.scrubbed(replica, call.request(), e));
     } catch (LlmException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -286,6 +299,22 @@ public final class HttpTransport {
           new IOException("a " + endpoint.type().getSimpleName() + " needs what the body lacks"));
     }
     return value;
+  }
+
+  /**
+   * A raw answer that is an event stream, from {@code response}: handed out once its first event
+   * has arrived ({@link RawStream#open}); failures before it are thrown and may be retried.
+   */
+  private RawResponse rawStream(Replica replica, Call call, Response response,
+      StreamEnd<Object> end) {
+    readLoadReport(replica, response);
+    try {
+      checkStatus(replica, response);
+      return RawStream.open(this, replica, call, response, streamIdleTimeout, end);
+    } catch (RuntimeException e) {
+      response.close();
+      throw e instanceof LlmException ? (LlmException) e : unexpected(replica, e);
+    }
   }
 
   /** A failure no exchange should produce, kept typed so that only LlmExceptions reach callers. */
@@ -323,8 +352,8 @@ public final class HttpTransport {
     }
     int status = response.code();
     response.close();
-    throw serverText.httpError(replica, status, excerpt,
-        parseRetryAfter(response.header(HIDDEN_RETRY_AFTER, response.header("Retry-After"))));
+    throw serverText.httpError(replica, response.request(), status, excerpt,
+        RetryAfter.of(response));
   }
 
   /** Maps an I/O failure of one exchange to the exception hierarchy. */
@@ -344,32 +373,6 @@ public final class HttpTransport {
           replica.id(), e, false);
     }
     return new ReplicaUnreachableException(replica.id(), e);
-  }
-
-  /**
-   * Parses {@code Retry-After} as delta-seconds or an HTTP date; null if absent or invalid. Values
-   * beyond a day are read as a day (the policy's cap is far below), so no later arithmetic
-   * overflows.
-   */
-  static @Nullable Duration parseRetryAfter(@Nullable String value) {
-    if (value == null || value.isBlank()) return null;
-    String v = value.trim();
-    if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      // 1*DIGIT; more digits than a long holds is still "a very long time".
-      return v.length() > 9 ? MAX_RETRY_AFTER
-          : min(Duration.ofSeconds(Long.parseLong(v)), MAX_RETRY_AFTER);
-    }
-    try {
-      ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
-      Duration d = Duration.ofMillis(at.toInstant().toEpochMilli() - System.currentTimeMillis());
-      return d.isNegative() ? Duration.ZERO : min(d, MAX_RETRY_AFTER);
-    } catch (DateTimeParseException | ArithmeticException notADate) {
-      return null;
-    }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /**

@@ -48,7 +48,7 @@ public final class OkHttpClients {
     dispatcher.setMaxRequests(maxConcurrentRequests);
     dispatcher.setMaxRequestsPerHost(maxConcurrentRequests);
     return http.dispatcher(dispatcher)
-        .addNetworkInterceptor(HttpTransport.HIDE_RETRY_AFTER)
+        .addNetworkInterceptor(RetryAfter.HIDE)
         // Tells a failure on a pooled connection the replica closed from the replica's own.
         .addNetworkInterceptor(new ConnectionReuse())
         .connectTimeout(connectTimeout)

@@ -155,7 +155,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       chunk = Json.MAPPER.readValue(data, type);
     } catch (JacksonException e) {
       throw new MalformedResponseException(replicaId, "stream event",
-          transport.serverText.scrubbed(replica, e));
+          transport.serverText.scrubbed(replica, call.request(), e));
     }
     if (chunk == null) {
       throw new MalformedResponseException(replicaId, "stream event (null)",
@@ -168,10 +168,36 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     next = chunk;
   }
 
+  /**
+   * The exception the event ({@code eventType}, {@code data}) stands for if it is an error event,
+   * else null: for a raw stream's first event, read without binding it.
+   */
+  static @Nullable ReplicaHttpException errorIn(HttpTransport transport, Replica replica,
+      Call call, @Nullable String eventType, String data) {
+    if ("error".equals(eventType)) {
+      return transport.serverText.httpError(replica, call.request(), statusOf(data), data, null);
+    }
+    if (!data.startsWith("{") || !data.contains("error")) return null;
+    try {
+      Object fields = Json.MAPPER.readValue(data, Object.class);
+      if (fields instanceof Map<?, ?> map) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = (Map<String, Object>) map;
+        if (ErrorBodies.isError(m)) {
+          return transport.serverText.httpError(replica, call.request(), ErrorBodies.status(m),
+              data, null);
+        }
+      }
+    } catch (JacksonException notJson) {
+      // not an error event this reader understands; the caller's parser will say
+    }
+    return null;
+  }
+
   /** The exception an error event stands for. */
   private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
     int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
-    return transport.serverText.httpError(replica, status, data, null);
+    return transport.serverText.httpError(replica, call.request(), status, data, null);
   }
 
   /** The status an {@code event: error} reports in its data, if that is a JSON object. */

@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
+import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.FleetSaturatedException;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
@@ -170,8 +171,8 @@ class AttemptLoopTest {
     return RoutingRequest.of("m", "hello");
   }
 
-  private static byte[] body() {
-    return Endpoint.CHAT.body(ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+  private static RawRequest body() {
+    return Endpoint.CHAT.request(ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
   }
 
   private List<String> steps() {
@@ -301,7 +302,7 @@ class AttemptLoopTest {
         .setHeader("Content-Type", "text/event-stream")
         .body("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},"
             + "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").build());
-    byte[] streamBody = Endpoint.CHAT_STREAM.body(
+    RawRequest streamBody = Endpoint.CHAT_STREAM.request(
         ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
 
     try (ResponseStream<ChatChunk> stream = dispatcher.stream(Endpoint.CHAT_STREAM, routing(),
@@ -323,7 +324,7 @@ class AttemptLoopTest {
       fleet.report(r, new LoadReport(1, 8, 0.2, Double.NaN, Double.NaN, ticker.read(),
           LoadReport.Source.SCRAPE)); // a queue of one: saturated
     }
-    byte[] streamBody = Endpoint.CHAT_STREAM.body(
+    RawRequest streamBody = Endpoint.CHAT_STREAM.request(
         ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
 
     assertThatThrownBy(() -> dispatcher.call(Endpoint.CHAT, routing(), body()))

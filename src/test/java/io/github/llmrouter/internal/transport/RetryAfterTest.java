@@ -11,25 +11,25 @@ import org.junit.jupiter.api.Test;
 class RetryAfterTest {
   @Test
   void parsesDeltaSeconds() {
-    assertThat(HttpTransport.parseRetryAfter("7")).isEqualTo(Duration.ofSeconds(7));
-    assertThat(HttpTransport.parseRetryAfter(" 0 ")).isEqualTo(Duration.ZERO);
+    assertThat(RetryAfter.parse("7")).isEqualTo(Duration.ofSeconds(7));
+    assertThat(RetryAfter.parse(" 0 ")).isEqualTo(Duration.ZERO);
   }
 
   @Test
   void parsesHttpDates() {
     String inAMinute = DateTimeFormatter.RFC_1123_DATE_TIME.format(
         ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(60));
-    assertThat(HttpTransport.parseRetryAfter(inAMinute))
+    assertThat(RetryAfter.parse(inAMinute))
         .isBetween(Duration.ofSeconds(50), Duration.ofSeconds(61));
     String past = "Wed, 21 Oct 2015 07:28:00 GMT";
-    assertThat(HttpTransport.parseRetryAfter(past)).isEqualTo(Duration.ZERO);
+    assertThat(RetryAfter.parse(past)).isEqualTo(Duration.ZERO);
   }
 
   @Test
   void ignoresGarbage() {
-    assertThat(HttpTransport.parseRetryAfter(null)).isNull();
-    assertThat(HttpTransport.parseRetryAfter("")).isNull();
-    assertThat(HttpTransport.parseRetryAfter("-3")).isNull();
-    assertThat(HttpTransport.parseRetryAfter("soon")).isNull();
+    assertThat(RetryAfter.parse(null)).isNull();
+    assertThat(RetryAfter.parse("")).isNull();
+    assertThat(RetryAfter.parse("-3")).isNull();
+    assertThat(RetryAfter.parse("soon")).isNull();
   }
 }
