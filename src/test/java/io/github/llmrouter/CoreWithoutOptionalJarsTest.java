@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.api.RawRequest;
+import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.replica.AddressLookup;
 import io.github.llmrouter.replica.DnsResolver;
 import io.github.llmrouter.replica.HealthCheck;
@@ -25,14 +27,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The optional dependencies (the fabric8 client for {@code replica.kubernetes}; Micrometer for
- * {@code micrometer}) are never needed by the core. Proven twice: the client runs in a class
- * loader whose class path has none of them (nor what they bring: Vert.x, Netty, HdrHistogram,
- * OpenTelemetry, Prometheus), and no compiled class outside their packages refers to them.
+ * {@code micrometer}; openai-java for {@code openai}; LangChain4j for {@code langchain4j}) are
+ * never needed by the core. Proven twice: the client runs in a class loader whose class path has
+ * none of them (nor what they bring: Vert.x, Netty, HdrHistogram, OpenTelemetry, Prometheus,
+ * Jackson 2's databind), and no compiled class outside their packages refers to them.
  */
 class CoreWithoutOptionalJarsTest {
   private static final List<String> OPTIONAL = List.of("/io/fabric8/", "/io/vertx/", "/io/netty/",
       "/io/micrometer/", "/org/hdrhistogram/", "/org/latencyutils/", "/io/opentelemetry/",
-      "/io/prometheus/");
+      "/io/prometheus/", "/com/openai/", "/dev/langchain4j/",
+      "/com/fasterxml/jackson/core/jackson-databind/", "/com/fasterxml/jackson/core/jackson-core/");
 
   @Test
   void theClientWorksWithTheOptionalJarsAbsentFromTheClassPath() throws Exception {
@@ -61,6 +65,10 @@ class CoreWithoutOptionalJarsTest {
           bare)).isInstanceOf(ClassNotFoundException.class);
       assertThatThrownBy(() -> Class.forName("io.micrometer.observation.Observation", false,
           bare)).isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> Class.forName("com.openai.core.http.HttpClient", false, bare))
+          .isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> Class.forName("dev.langchain4j.http.client.HttpClient", false,
+          bare)).isInstanceOf(ClassNotFoundException.class);
       Class<?> probe = Class.forName(Probe.class.getName(), true, bare);
       assertThat(probe.getClassLoader()).isSameAs(bare);
       Object answer = probe.getMethod("run").invoke(null);
@@ -85,6 +93,13 @@ class CoreWithoutOptionalJarsTest {
             && bytes.contains("io/micrometer")) {
           offenders.add(relative);
         }
+        if (!relative.startsWith("io/github/llmrouter/openai/") && bytes.contains("com/openai")) {
+          offenders.add(relative);
+        }
+        if (!relative.startsWith("io/github/llmrouter/langchain4j/")
+            && bytes.contains("dev/langchain4j")) {
+          offenders.add(relative);
+        }
       }
     }
     assertThat(offenders).isEmpty();
@@ -99,6 +114,12 @@ class CoreWithoutOptionalJarsTest {
         try (LlmClient client = LlmClient.builder().replicas(replica.baseUrl())
             .healthCheck(HealthCheck.defaults()).build()) {
           text = client.chat(hello).text();
+          byte[] raw = ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+              + "\"hi\"}]}").getBytes(StandardCharsets.UTF_8);
+          try (RawResponse answer = client.send(RawRequest.post("/v1/chat/completions", raw)
+              .build())) {
+            if (answer.bodyBytes().length == 0) throw new AssertionError("empty raw answer");
+          }
         }
         try (LlmClient client = LlmClient.builder()
             .resolver(DnsResolver.builder("127.0.0.1", replica.port())

@@ -54,6 +54,22 @@ class ExamplesTest {
   }
 
   @Test
+  void theOpenAiJavaExampleAnswersAChatAndAStreamThroughTheRouter() {
+    List<String> lines = OpenAiJavaExample.run().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).matches("chat: \\S.*");
+    assertThat(lines.get(1)).matches("streamed: \\S.*");
+  }
+
+  @Test
+  void theLangChain4jExampleAnswersAChatAndAStreamThroughTheRouter() throws Exception {
+    List<String> lines = LangChain4jExample.run().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).matches("chat: \\S.*");
+    assertThat(lines.get(1)).matches("streamed: \\S.*");
+  }
+
+  @Test
   void demoShowsThePrefixAwarePoliciesBeatingRoundRobinAndTheReadmeShowsWhatItPrints()
       throws Exception {
     Demo.Result roundRobin = Demo.run(RoutingPolicy.roundRobin(), 16, 3);

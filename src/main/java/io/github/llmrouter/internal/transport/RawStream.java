@@ -35,7 +35,11 @@ import tools.jackson.core.JacksonException;
 final class RawStream implements RawResponse {
   /** A {@code data:} line longer than this is not kept for its usage (a usage line is short). */
   private static final int MAX_KEPT_LINE = 64 * 1024;
-  private static final byte[] USAGE = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] USAGE = ascii("\"usage\"");
+  private static final byte[] DATA = ascii("data:");
+  private static final byte[] DONE = ascii("data: [DONE]");
+  private static final byte[] DONE_NO_SPACE = ascii("data:[DONE]");
+  private static final byte[] COMPLETED = ascii("event: response.completed");
 
   private final HttpTransport transport;
   private final Replica replica;
@@ -140,7 +144,7 @@ final class RawStream implements RawResponse {
       response.close();
     } finally {
       if (failure != null) end.broke(failure);
-      else if (body.atEnd) end.completed(reported);
+      else if (body.atEnd || body.finished) end.completed(reported);
       else end.abandoned();
     }
   }
@@ -156,7 +160,13 @@ final class RawStream implements RawResponse {
     /** The current line, while it may be a usage line. */
     private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
     private boolean dropLine;
+    /** The body was read to its end. */
     volatile boolean atEnd;
+    /**
+     * The replica said the stream is complete ({@code data: [DONE]}, or the Responses API's
+     * {@code response.completed} event): a reader that stops there has read the whole answer.
+     */
+    volatile boolean finished;
 
     Body(BufferedSource source) {
       this.in = source.inputStream();
@@ -207,7 +217,7 @@ final class RawStream implements RawResponse {
       for (int i = off; i < off + n; i++) {
         byte c = b[i];
         if (c == '\n' || c == '\r') {
-          if (!dropLine && line.size() > 0) usageLine(line.toByteArray());
+          if (!dropLine && line.size() > 0) endOfLine(line.toByteArray());
           line.reset();
           dropLine = false;
         } else if (!dropLine) {
@@ -221,12 +231,16 @@ final class RawStream implements RawResponse {
       }
     }
 
-    /** Reads a {@code data:} line that mentions a usage for it. */
-    private void usageLine(byte[] l) {
-      if (l.length < 6 || l[0] != 'd' || l[1] != 'a' || l[2] != 't' || l[3] != 'a' || l[4] != ':'
-          || indexOf(l, USAGE) < 0) {
+    /**
+     * Reads a line: a {@code data:} line that mentions a usage for it, the lines that say the
+     * stream is complete.
+     */
+    private void endOfLine(byte[] l) {
+      if (startsWith(l, DONE) || startsWith(l, DONE_NO_SPACE) || startsWith(l, COMPLETED)) {
+        finished = true;
         return;
       }
+      if (l.length < 6 || !startsWith(l, DATA) || indexOf(l, USAGE) < 0) return;
       int start = l[5] == ' ' ? 6 : 5;
       try {
         Reported r = Reported.scan(Arrays.copyOfRange(l, start, l.length));
@@ -235,6 +249,18 @@ final class RawStream implements RawResponse {
         // not an event this reader understands; the caller's parser will say
       }
     }
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static boolean startsWith(byte[] line, byte[] prefix) {
+    if (line.length < prefix.length) return false;
+    for (int i = 0; i < prefix.length; i++) {
+      if (line[i] != prefix[i]) return false;
+    }
+    return true;
   }
 
   private static int indexOf(byte[] in, byte[] what) {
