@@ -24,14 +24,12 @@ import io.github.llmrouter.langchain4j.LlmRouterLangChain4j;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
-import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -43,13 +41,6 @@ class LangChain4jAdapterTest {
       + "Answer in one sentence. ".repeat(30);
 
   private final EventRecorder events = new EventRecorder();
-  private final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
-  private final RoutingListener endings = new RoutingListener() {
-    @Override
-    public void onAttemptEnded(AttemptEndedEvent e) {
-      ended.add(e);
-    }
-  };
 
   private static OpenAiChatModel chatModel(LlmClient router, String apiKey) {
     return OpenAiChatModel.builder()
@@ -103,7 +94,7 @@ class LangChain4jAdapterTest {
   void streamsAnswerAndOneTheCallerCancelsIsClosedAtTheReplica() throws Exception {
     try (EmulatedReplica a = EmulatedReplica.builder().id("a")
             .decodeInterval(Duration.ofMillis(20)).build().start();
-        LlmClient router = LlmClient.builder().replicas(a.baseUrl()).listener(endings).build()) {
+        LlmClient router = LlmClient.builder().replicas(a.baseUrl()).listener(events).build()) {
       CompletableFuture<ChatResponse> done = new CompletableFuture<>();
       StringBuilder text = new StringBuilder();
       streamingModel(router, 3).chat(turn(1), new StreamingChatResponseHandler() {
@@ -125,8 +116,8 @@ class LangChain4jAdapterTest {
       assertThat(done.get(10, TimeUnit.SECONDS).aiMessage().text()).isEqualTo(text.toString())
           .isNotEmpty();
       EventRecorder.await("the stream's attempt to end", Duration.ofSeconds(10),
-          () -> ended.size() == 1);
-      assertThat(ended.get(0).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
+          () -> events.ended.size() == 1);
+      assertThat(events.ended.get(0).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
 
       // A long stream the handler cancels at its first token.
       CompletableFuture<Void> cancelled = new CompletableFuture<>();
@@ -149,9 +140,9 @@ class LangChain4jAdapterTest {
       });
       cancelled.get(10, TimeUnit.SECONDS);
       EventRecorder.await("the cancelled stream's attempt to end", Duration.ofSeconds(10),
-          () -> ended.size() == 2);
-      assertThat(ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ABANDONED);
-      assertThat(router.inFlight(ended.get(1).replicaId())).isZero();
+          () -> events.ended.size() == 2);
+      assertThat(events.ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ABANDONED);
+      assertThat(router.inFlight(events.ended.get(1).replicaId())).isZero();
       EventRecorder.await("the replica to drop the stream", Duration.ofSeconds(10),
           () -> a.stats().running() == 0);
     }

@@ -23,14 +23,12 @@ import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
-import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.openai.LlmRouterOpenAI;
 import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -42,13 +40,6 @@ class OpenAiAdapterTest {
       + "Answer in one sentence. ".repeat(30);
 
   private final EventRecorder events = new EventRecorder();
-  private final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
-  private final RoutingListener endings = new RoutingListener() {
-    @Override
-    public void onAttemptEnded(AttemptEndedEvent e) {
-      ended.add(e);
-    }
-  };
 
   private static ChatCompletionCreateParams.Builder turn(int turns) {
     ChatCompletionCreateParams.Builder b = ChatCompletionCreateParams.builder()
@@ -131,7 +122,7 @@ class OpenAiAdapterTest {
   void aStreamTheCallerStopsReadingIsClosedAtTheReplica() throws Exception {
     try (EmulatedReplica a = EmulatedReplica.builder().id("a")
             .decodeInterval(Duration.ofMillis(20)).build().start();
-        LlmClient router = LlmClient.builder().replicas(a.baseUrl()).listener(endings).build()) {
+        LlmClient router = LlmClient.builder().replicas(a.baseUrl()).listener(events).build()) {
       OpenAIClient openai = LlmRouterOpenAI.client(router);
       // A whole stream, read to its end.
       StringBuilder text = new StringBuilder();
@@ -141,7 +132,7 @@ class OpenAiAdapterTest {
             choice -> choice.delta().content().ifPresent(text::append)));
       }
       assertThat(text).isNotEmpty();
-      assertThat(ended).singleElement().extracting(AttemptEndedEvent::outcome)
+      assertThat(events.ended).singleElement().extracting(AttemptEndedEvent::outcome)
           .isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
 
       // A long stream, closed after its first chunk: the router lets go of the replica.
@@ -152,9 +143,9 @@ class OpenAiAdapterTest {
         chunks.next();
       }
       EventRecorder.await("the stream's attempt to end", Duration.ofSeconds(10),
-          () -> ended.size() == 2);
-      assertThat(ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ABANDONED);
-      assertThat(router.inFlight(ended.get(1).replicaId())).isZero();
+          () -> events.ended.size() == 2);
+      assertThat(events.ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ABANDONED);
+      assertThat(router.inFlight(events.ended.get(1).replicaId())).isZero();
       // The replica stops decoding it: its running count drops back to zero.
       EventRecorder.await("the replica to drop the stream", Duration.ofSeconds(10),
           () -> a.stats().running() == 0);

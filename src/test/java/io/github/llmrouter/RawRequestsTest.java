@@ -17,13 +17,11 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.observe.AttemptEndedEvent;
-import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.testing.EventRecorder;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -35,7 +33,6 @@ import org.junit.jupiter.api.Test;
 class RawRequestsTest {
   private final MockWebServer first = new MockWebServer();
   private final MockWebServer second = new MockWebServer();
-  private final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
   private final EventRecorder events = new EventRecorder();
   private LlmClient client;
 
@@ -48,12 +45,7 @@ class RawRequestsTest {
 
   private LlmClient scripted() throws Exception {
     client = Fixtures.scripted(first, second).streamIdleTimeout(Duration.ofSeconds(5))
-        .listener(events).listener(new RoutingListener() {
-          @Override
-          public void onAttemptEnded(AttemptEndedEvent e) {
-            ended.add(e);
-          }
-        }).build();
+        .listener(events).build();
     return client;
   }
 
@@ -92,7 +84,7 @@ class RawRequestsTest {
     assertThat(sent.getHeaders().get("Content-Type")).startsWith("application/json");
     assertThat(sent.getBody().utf8()).isEqualTo(CHAT_BODY);
     // The usage and model of the raw answer reach the attempt's end, as a typed answer's do.
-    assertThat(ended).singleElement().satisfies(e -> {
+    assertThat(events.ended).singleElement().satisfies(e -> {
       assertThat(e.operation()).isEqualTo("chat");
       assertThat(e.outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
       assertThat(e.usage().promptTokens()).isEqualTo(12);
@@ -144,9 +136,9 @@ class RawRequestsTest {
     String usage = "data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
         + "\"completion_tokens\":2,\"total_tokens\":7,\"prompt_tokens_details\":"
         + "{\"cached_tokens\":4}}}\r\n\r\n";
-    String events = ": keep-alive\n\n" + chunk("Hel") + chunk("lo") + finalChunk() + usage
+    String stream = ": keep-alive\n\n" + chunk("Hel") + chunk("lo") + finalChunk() + usage
         + "data: [DONE]\n\n";
-    first.enqueue(sse(events));
+    first.enqueue(sse(stream));
     String body = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\","
         + "\"content\":\"hi\"}]}";
 
@@ -154,13 +146,13 @@ class RawRequestsTest {
         .build())) {
       assertThat(r.streaming()).isTrue();
       assertThat(client.inFlight(r.replicaId())).isEqualTo(1); // held while it streams
-      assertThat(ended).isEmpty();
-      assertThat(new String(r.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(events);
+      assertThat(events.ended).isEmpty();
+      assertThat(new String(r.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(stream);
       assertThat(client.inFlight(r.replicaId())).isZero(); // released at its end
     }
     assertThat(first.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Accept"))
         .isEqualTo("text/event-stream");
-    assertThat(ended).singleElement().satisfies(e -> {
+    assertThat(events.ended).singleElement().satisfies(e -> {
       assertThat(e.operation()).isEqualTo("chat.stream");
       assertThat(e.outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
       assertThat(e.usage().promptTokens()).isEqualTo(5);
@@ -182,10 +174,31 @@ class RawRequestsTest {
     }
     assertThat(events.failedAttempts).singleElement()
         .satisfies(e -> assertThat(e.failure()).isInstanceOf(ReplicaHttpException.class));
-    assertThat(ended).extracting(AttemptEndedEvent::outcome).containsExactly(
+    assertThat(events.ended).extracting(AttemptEndedEvent::outcome).containsExactly(
         AttemptEndedEvent.Outcome.FAILED, AttemptEndedEvent.Outcome.ABANDONED);
-    assertThat(ended.get(1).operation()).isEqualTo("completion.stream");
-    assertThat(client.inFlight(ended.get(1).replicaId())).isZero();
+    assertThat(events.ended.get(1).operation()).isEqualTo("completion.stream");
+    assertThat(client.inFlight(events.ended.get(1).replicaId())).isZero();
+  }
+
+  @Test
+  void aReaderThatStopsAtTheEndEventHasReadTheWholeStream() throws Exception {
+    scripted();
+    String done = "event: response.created\ndata: {\"type\":\"response.created\"}\n\n"
+        + "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":"
+        + "{\"model\":\"m\",\"usage\":{\"input_tokens\":9,\"output_tokens\":1,"
+        + "\"input_tokens_details\":{\"cached_tokens\":6}}}}\n\n";
+    first.enqueue(sse(done + ": trailing comment, never read\n\n"));
+    String body = "{\"model\":\"m\",\"stream\":true,\"input\":\"hi\"}";
+    try (RawResponse r = client.send(RawRequest.post("/v1/responses", json(body)).build())) {
+      byte[] read = r.body().readNBytes(done.length()); // up to the end event, not to EOF
+      assertThat(new String(read, StandardCharsets.UTF_8)).isEqualTo(done);
+    }
+    assertThat(events.ended).singleElement().satisfies(e -> {
+      assertThat(e.operation()).isEqualTo("responses.stream");
+      assertThat(e.outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
+      assertThat(e.usage().cachedTokens()).isEqualTo(6);
+      assertThat(e.responseModel()).isEqualTo("m");
+    });
   }
 
   @Test

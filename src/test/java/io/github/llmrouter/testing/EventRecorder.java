@@ -1,5 +1,6 @@
 package io.github.llmrouter.testing;
 
+import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
@@ -28,6 +29,8 @@ public final class EventRecorder implements RoutingListener {
   public final List<PanicEvent> panics = new CopyOnWriteArrayList<>();
   public final List<ResolverErrorEvent> resolverErrors = new CopyOnWriteArrayList<>();
   public final List<AttemptFailedEvent> failedAttempts = new CopyOnWriteArrayList<>();
+  /** Every attempt's end, in the order they ended. */
+  public final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
   public final List<CallFinishedEvent> failedCalls = new CopyOnWriteArrayList<>();
   public final List<io.github.llmrouter.observe.ConnectionResentEvent> resent =
       new CopyOnWriteArrayList<>();
@@ -38,6 +41,11 @@ public final class EventRecorder implements RoutingListener {
   public final List<Long> ejectionTimes = new CopyOnWriteArrayList<>();
   /** System.nanoTime() of each health change, parallel to {@link #health}. */
   public final List<Long> healthTimes = new CopyOnWriteArrayList<>();
+
+  @Override
+  public void onAttemptEnded(AttemptEndedEvent e) {
+    ended.add(e);
+  }
 
   @Override
   public void onRouted(RoutedEvent e) {
