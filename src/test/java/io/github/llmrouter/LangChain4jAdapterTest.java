@@ -10,6 +10,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.AuthenticationException;
 import dev.langchain4j.exception.InternalServerException;
 import dev.langchain4j.exception.InvalidRequestException;
+import dev.langchain4j.exception.LangChain4jException;
 import dev.langchain4j.exception.ModelNotFoundException;
 import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -176,7 +177,34 @@ class LangChain4jAdapterTest {
           assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization"))
               .isEqualTo("Bearer " + key);
         }
+
+        // A stream's error status reaches the handler, as the same type.
+        server.enqueue(new MockResponse.Builder().code(404)
+            .setHeader("Content-Type", "application/json")
+            .body("{\"error\":{\"message\":\"no such model\"}}").build());
+        CompletableFuture<Throwable> error = new CompletableFuture<>();
+        streamingModel(router, 4).chat(turn(1), new StreamingChatResponseHandler() {
+          @Override
+          public void onCompleteResponse(ChatResponse response) {
+            error.complete(null);
+          }
+
+          @Override
+          public void onError(Throwable e) {
+            error.complete(e);
+          }
+        });
+        assertThat(error.get(10, TimeUnit.SECONDS)).isInstanceOf(ModelNotFoundException.class)
+            .hasMessageContaining("no such model");
       }
+    }
+    // No replica to reach: LangChain4j's own exception, the router's inside.
+    try (LlmClient router = LlmClient.builder().replicas(Fixtures.closedPortUrl())
+        .loadMonitoring(LoadMonitoring.disabled())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
+      assertThatThrownBy(() -> chatModel(router, "k").chat(turn(1)))
+          .isInstanceOf(LangChain4jException.class)
+          .hasRootCauseInstanceOf(java.net.ConnectException.class);
     }
   }
 }

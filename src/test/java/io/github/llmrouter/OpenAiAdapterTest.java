@@ -206,6 +206,12 @@ class OpenAiAdapterTest {
           .get(10, TimeUnit.SECONDS);
       assertThat(answer.choices()).isNotEmpty();
       assertThat(events.routed).hasSize(1);
+
+      // An error status reaches the async caller as the SDK's type too.
+      a.faults().failNext(1, 400);
+      assertThat(openai.async().chat().completions().create(turn(1).build()))
+          .failsWithin(10, TimeUnit.SECONDS).withThrowableThat()
+          .havingCause().isInstanceOf(BadRequestException.class);
     }
   }
 }

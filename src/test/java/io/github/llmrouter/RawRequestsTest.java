@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.api.ReplicaHttpException;
@@ -202,6 +203,53 @@ class RawRequestsTest {
   }
 
   @Test
+  void aStreamCutBeforeItsEndIsReadToTheCutAndCountsAgainstTheReplica() throws Exception {
+    scripted();
+    String cut = chunk("Hel") + chunk("lo"); // no finish reason, no [DONE]
+    first.enqueue(sse(cut));
+    String body = "{\"model\":\"m\",\"stream\":true,\"messages\":[]}";
+    try (RawResponse r = client.send(RawRequest.post("/v1/chat/completions", json(body))
+        .build())) {
+      assertThat(new String(r.bodyBytes(), StandardCharsets.UTF_8)).isEqualTo(cut);
+      assertThat(r.body().read()).isEqualTo(-1);
+    }
+    assertThat(events.ended).singleElement().satisfies(e -> {
+      assertThat(e.outcome()).isEqualTo(AttemptEndedEvent.Outcome.FAILED);
+      assertThat(e.failure()).hasMessageContaining("without [DONE]");
+    });
+    assertThat(second.getRequestCount()).isZero(); // a stream handed out is never replayed
+
+    // A finish reason without [DONE] completes it, as it does a typed stream.
+    second.enqueue(sse(chunk("x") + finalChunk()));
+    first.enqueue(sse(chunk("x") + finalChunk()));
+    try (RawResponse r = client.send(RawRequest.post("/v1/chat/completions", json(body))
+        .build())) {
+      r.bodyBytes();
+    }
+    assertThat(events.ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
+  }
+
+  @Test
+  void aStreamThatGoesSilentFailsTheReaderWithATimeout() throws Exception {
+    client = Fixtures.scripted(first).streamIdleTimeout(Duration.ofMillis(300))
+        .listener(events).build();
+    first.enqueue(new MockResponse.Builder().code(200)
+        .setHeader("Content-Type", "text/event-stream")
+        .body(chunk("a") + chunk("b") + "data: [DONE]\n\n")
+        .throttleBody(chunk("a").length(), 3, TimeUnit.SECONDS).build());
+    String body = "{\"model\":\"m\",\"stream\":true,\"messages\":[]}";
+    try (RawResponse r = client.send(RawRequest.post("/v1/chat/completions", json(body))
+        .build())) {
+      assertThatThrownBy(r::bodyBytes).isInstanceOf(LlmTimeoutException.class)
+          .hasMessageContaining("timed out");
+      assertThat(r.body().read()).isEqualTo(-1); // ended: nothing more to read
+    }
+    assertThat(events.ended).singleElement().extracting(AttemptEndedEvent::outcome)
+        .isEqualTo(AttemptEndedEvent.Outcome.FAILED);
+    assertThat(client.inFlight(events.ended.get(0).replicaId())).isZero();
+  }
+
+  @Test
   void asyncSendsAnswerWholeAndStreamed() throws Exception {
     scripted();
     first.enqueue(ok(CHAT_JSON));
@@ -260,11 +308,31 @@ class RawRequestsTest {
         .header("Authorization", "Bearer sk-secret\n")).isInstanceOf(
             IllegalArgumentException.class).hasMessageContaining("Authorization")
         .hasMessageNotContaining("sk-secret");
+    assertThatThrownBy(() -> RawRequest.builder("GE T", "/v1/models"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("method");
+    assertThatThrownBy(() -> RawRequest.builder("HEAD", "/v1/models").body(json("{}"),
+        "application/json").build()).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RawRequest.builder("POST", "/v1/x").header("X Bad", "v"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("X Bad");
+    assertThatThrownBy(() -> RawRequest.post("/v1/x", json("{}")).body(json("{}"),
+        "application/json\r\nX-Injected: 1")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageNotContaining("X-Injected");
+    RawRequest delete = RawRequest.builder("DELETE", "/v1/files/f-1")
+        .header("Content-Type", "application/json").build();
+    assertThat(delete.contentType()).isNull(); // no body, so no type
+    assertThat(delete.jsonBody()).isFalse();
+    RawRequest put = RawRequest.builder("PUT", "/v1/x").header("Content-Type", "text/plain")
+        .build();
+    assertThat(put.contentType()).isEqualTo("text/plain");
+    assertThat(put.jsonBody()).isFalse();
+    assertThat(RawRequest.post("/v1/x", json("{}")).build().jsonBody()).isTrue();
     RawRequest r = RawRequest.builder("get", "/v1/models").header("Authorization", "Bearer sk-1")
         .build();
     assertThat(r.method()).isEqualTo("GET");
     assertThat(r.headers().get("authorization")).containsExactly("Bearer sk-1");
     assertThat(r.contentType()).isNull();
-    assertThat(r.toString()).doesNotContain("sk-1");
+    assertThat(r.toString()).doesNotContain("sk-1").contains("GET /v1/models");
+    assertThatThrownBy(() -> r.headers().get("Authorization").add("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }

@@ -28,9 +28,10 @@ import tools.jackson.core.JacksonException;
  * A raw answer that is an event stream, handed to its caller once its first event has arrived:
  * the body reads the replica's bytes as they come. As they pass, the {@code data:} lines that
  * carry a usage are read for it, so that the attempt's end reports the usage the way a typed
- * stream's last chunk does. The end is told once: the body read to its end (completed), a read
- * that failed (broken by the replica; a deadline says nothing of it), or a close before the end
- * (abandoned).
+ * stream's last chunk does. The end is told once: completed once the replica has said the answer
+ * is complete and the reader stops or reaches the end; broken by a read that failed, or by an end
+ * the replica did not announce (a deadline says nothing of the replica); abandoned by a close
+ * before the answer was complete.
  */
 final class RawStream implements RawResponse {
   /** A {@code data:} line longer than this is not kept for its usage (a usage line is short). */
@@ -40,6 +41,9 @@ final class RawStream implements RawResponse {
   private static final byte[] DONE = ascii("data: [DONE]");
   private static final byte[] DONE_NO_SPACE = ascii("data:[DONE]");
   private static final byte[] COMPLETED = ascii("event: response.completed");
+  /** A finish reason with a value (not {@code null}). */
+  private static final byte[] FINISH_REASON = ascii("\"finish_reason\":\"");
+  private static final byte[] FINISH_REASON_SPACED = ascii("\"finish_reason\": \"");
 
   private final HttpTransport transport;
   private final Replica replica;
@@ -135,8 +139,8 @@ final class RawStream implements RawResponse {
   }
 
   /**
-   * Ends the stream once: broken by {@code failure} if not null, else completed if the body was
-   * read to its end, else abandoned.
+   * Ends the stream once: broken by {@code failure} if not null, else completed if the replica
+   * said the answer is complete, else abandoned.
    */
   private void end(@Nullable LlmException failure) {
     if (!ended.compareAndSet(false, true)) return;
@@ -144,7 +148,7 @@ final class RawStream implements RawResponse {
       response.close();
     } finally {
       if (failure != null) end.broke(failure);
-      else if (body.atEnd || body.finished) end.completed(reported);
+      else if (body.finished) end.completed(reported);
       else end.abandoned();
     }
   }
@@ -160,11 +164,10 @@ final class RawStream implements RawResponse {
     /** The current line, while it may be a usage line. */
     private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
     private boolean dropLine;
-    /** The body was read to its end. */
-    volatile boolean atEnd;
     /**
-     * The replica said the stream is complete ({@code data: [DONE]}, or the Responses API's
-     * {@code response.completed} event): a reader that stops there has read the whole answer.
+     * The replica said the answer is complete ({@code data: [DONE]}, a chunk with a finish
+     * reason, or the Responses API's {@code response.completed} event): a reader that stops
+     * there has read the whole answer.
      */
     volatile boolean finished;
 
@@ -194,8 +197,10 @@ final class RawStream implements RawResponse {
         throw new IOException(failure.getMessage(), failure);
       }
       if (n < 0) {
-        atEnd = true;
-        end(null);
+        // An end the replica did not announce ([DONE], a finish reason, response.completed) is
+        // a connection cut mid-answer, as for a typed stream; the reader sees its end either way.
+        end(finished ? null : transport.classify(replica, call,
+            new IOException("stream ended without [DONE]")));
         return -1;
       }
       scan(b, off, n);
@@ -240,7 +245,11 @@ final class RawStream implements RawResponse {
         finished = true;
         return;
       }
-      if (l.length < 6 || !startsWith(l, DATA) || indexOf(l, USAGE) < 0) return;
+      if (l.length < 6 || !startsWith(l, DATA)) return;
+      if (indexOf(l, FINISH_REASON) >= 0 || indexOf(l, FINISH_REASON_SPACED) >= 0) {
+        finished = true;
+      }
+      if (indexOf(l, USAGE) < 0) return;
       int start = l[5] == ' ' ? 6 : 5;
       try {
         Reported r = Reported.scan(Arrays.copyOfRange(l, start, l.length));

@@ -63,7 +63,10 @@ public record RequestScan(RoutingRequest routing, Endpoint<RawResponse> endpoint
             if (t == JsonToken.VALUE_STRING) model = p.getString();
             else skip(p);
           }
-          case "stream" -> stream = t == JsonToken.VALUE_TRUE;
+          case "stream" -> {
+            stream = t == JsonToken.VALUE_TRUE;
+            skip(p);
+          }
           case "messages", "input" -> readMessages(p, t);
           case "prompt" -> readPrompt(p, t);
           case "instructions" -> {
@@ -174,6 +177,8 @@ public record RequestScan(RoutingRequest routing, Endpoint<RawResponse> endpoint
           if (e == JsonToken.VALUE_STRING && firstText == null) firstText = p.getString();
           else skip(p);
         }
+      } else {
+        skip(p);
       }
     }
 

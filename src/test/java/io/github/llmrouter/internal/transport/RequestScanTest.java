@@ -53,6 +53,52 @@ class RequestScanTest {
   }
 
   @Test
+  void nestedValuesAnywhereAreSkippedWhole() {
+    RequestScan s = scan("/v1/chat/completions", "{\"metadata\":{\"model\":\"wrong\","
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"wrong\"}]},\"model\":{\"x\":1},"
+        + "\"instructions\":{\"text\":\"wrong\"},\"prompt\":{\"text\":\"wrong\"},"
+        + "\"messages\":[[\"odd\"],7,{\"role\":\"user\",\"name\":{\"content\":\"wrong\"},"
+        + "\"content\":[[1],\"odd\",{\"type\":\"image_url\",\"text\":{\"t\":\"wrong\"}},"
+        + "{\"type\":\"text\",\"text\":\"right\"}]}],\"stream\":{\"x\":true},"
+        + "\"model\":\"m\"}");
+    assertThat(s.routing().model()).isEqualTo("m");
+    assertThat(s.routing().prompt()).hasToString("right");
+    assertThat(s.endpoint().streaming()).isFalse();
+
+    RequestScan input = scan("/v1/embeddings", "{\"input\":{\"text\":\"wrong\"},"
+        + "\"model\":\"e\",\"prompt\":[{\"a\":\"wrong\"},\"first\"]}");
+    assertThat(input.routing().prompt()).hasToString("first");
+    assertThat(input.routing().model()).isEqualTo("e");
+  }
+
+  @Test
+  void aMessageWithoutRoleOrContentIsNotAMessage() {
+    RequestScan s = scan("/v1/responses", "{\"model\":\"m\",\"input\":[{\"type\":"
+        + "\"reasoning\",\"id\":\"r\"},{\"role\":\"user\",\"content\":\"hi\"}]}");
+    RoutingRequest one = RoutingRequest.builder("m", 1).message("user", "hi").prompt("hi").build();
+    assertThat(s.routing().blocks(PromptBlocks.DEFAULT_BLOCK_CHARS).hash(0))
+        .isEqualTo(one.blocks(PromptBlocks.DEFAULT_BLOCK_CHARS).hash(0));
+    RequestScan roleOnly = scan("/v1/chat/completions", "{\"model\":\"m\",\"messages\":["
+        + "{\"role\":\"assistant\",\"tool_calls\":[]},{\"role\":\"user\",\"content\":"
+        + "\"q\"}]}");
+    RoutingRequest two = RoutingRequest.builder("m", 2).message("assistant", "")
+        .message("user", "q").prompt("q").build();
+    assertThat(roleOnly.routing().blocks(PromptBlocks.DEFAULT_BLOCK_CHARS).hash(0))
+        .isEqualTo(two.blocks(PromptBlocks.DEFAULT_BLOCK_CHARS).hash(0));
+  }
+
+  @Test
+  void theRoutingKeyOfTheRequestIsKept() {
+    RawRequest keyed = RawRequest.post("/v1/chat/completions", "{\"model\":\"m\"}"
+        .getBytes(StandardCharsets.UTF_8)).routingKey("session-7").build();
+    assertThat(RequestScan.of(keyed).routing().routingKey()).isEqualTo("session-7");
+    RawRequest notJson = RawRequest.builder("POST", "/v1/audio/transcriptions")
+        .body("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8), "multipart/form-data")
+        .build();
+    assertThat(RequestScan.of(notJson).routing().model()).isEmpty(); // only JSON is read
+  }
+
+  @Test
   void theResponsesApiReadsInstructionsThenInput() {
     RequestScan s = scan("/v1/responses", "{\"model\":\"m\",\"instructions\":\"be brief\","
         + "\"input\":\"hello\",\"stream\":true}");
