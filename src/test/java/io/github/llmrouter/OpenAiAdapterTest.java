@@ -18,6 +18,8 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.embeddings.EmbeddingCreateParams;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.load.LoadMonitoring;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.Test;
 
 /** openai-java 4 routed through {@link LlmRouterOpenAI}, against replicas on loopback. */
@@ -195,6 +198,36 @@ class OpenAiAdapterTest {
           .isInstanceOf(OpenAIIoException.class)
           .hasCauseInstanceOf(io.github.llmrouter.api.LlmException.class);
     }
+  }
+
+  @Test
+  void theResponsesApiRoutesWithItsUsageReadBack() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.start(InetAddress.getLoopbackAddress(), 0);
+      server.enqueue(new MockResponse.Builder().code(200)
+          .setHeader("Content-Type", "application/json")
+          .body("{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,"
+              + "\"model\":\"m\",\"status\":\"completed\",\"output\":[],\"usage\":"
+              + "{\"input_tokens\":30,\"output_tokens\":2,\"total_tokens\":32,"
+              + "\"input_tokens_details\":{\"cached_tokens\":24},"
+              + "\"output_tokens_details\":{\"reasoning_tokens\":0}}}").build());
+      try (LlmClient router = LlmClient.builder().replicas(server.url("/").toString())
+          .loadMonitoring(LoadMonitoring.disabled()).listener(events).build()) {
+        OpenAIClient openai = LlmRouterOpenAI.client(router);
+        Response response = openai.responses().create(ResponseCreateParams.builder()
+            .model("m").instructions("be brief").input("hello").build());
+        assertThat(response.id()).isEqualTo("resp_1");
+      }
+      RecordedRequest sent = server.takeRequest(5, TimeUnit.SECONDS);
+      assertThat(sent.getTarget()).isEqualTo("/v1/responses");
+      assertThat(sent.getBody().utf8()).contains("\"input\":\"hello\"");
+    }
+    assertThat(events.routed).singleElement()
+        .satisfies(e -> assertThat(e.operation()).isEqualTo("responses"));
+    assertThat(events.ended).singleElement().satisfies(e -> {
+      assertThat(e.usage().promptTokens()).isEqualTo(30);
+      assertThat(e.usage().cachedTokens()).isEqualTo(24);
+    });
   }
 
   @Test

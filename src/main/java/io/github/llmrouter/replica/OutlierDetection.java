@@ -11,7 +11,10 @@ import java.time.Duration;
  * while fewer than that share are ejected, so one replica of a small fleet can always be), and
  * never the last replica that is not ejected. The ejection count decays by one for every {@code
  * baseEjectionTime} the replica spends without being ejected. A 429 or another 4xx is the
- * replica's judgement of the request, not a failure of the replica, and resets the count.
+ * replica's judgement of the request, not a failure of the replica, and resets the count. A 503
+ * from a replica that came back less than {@code baseEjectionTime} ago (it refused connections,
+ * then was reached again) is it still starting, as inference servers answer while they load their
+ * model: it fails over but counts toward neither the ejection nor the circuit breaker.
  *
  * <pre>{@code
  * LlmClient.builder().outlierDetection(OutlierDetection.builder()

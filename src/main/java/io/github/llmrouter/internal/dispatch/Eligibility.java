@@ -86,7 +86,8 @@ final class Eligibility {
   /**
    * Records an attempt's outcome on replica {@code index}: success when {@code failure} is null.
    * A failure carrying {@code Retry-After} pauses the replica for that long (at most the maximum),
-   * for every call.
+   * for every call. A 503 from a replica that has just come back is its start, not a failure
+   * ({@link StatusTracker#starting}): it counts toward neither its ejection nor its breaker.
    *
    * @param permitted whether {@link #admit} took a breaker permission for it (false in panic or
    *     for a deferred pick taken without one)
@@ -105,6 +106,10 @@ final class Eligibility {
     if (failure == null) {
       tracker.onSuccess(h);
       if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
+    } else if (failure instanceof ReplicaHttpException r && r.status() == 503
+        && tracker.starting(h, now)) {
+      // A replica just back, still loading its model: neither an outlier nor a broken one.
+      if (breaker != null) breaker.releasePermission();
     } else if (isReplicaFault(failure)) {
       boolean unreachable = isUnreachable(failure);
       tracker.onFailure(h, describe(failure), unreachable);

@@ -132,6 +132,23 @@ public final class StatusTracker {
   }
 
   /**
+   * Whether the replica came back (was reached again after refusing connections) less than the
+   * base ejection time before {@code now}: its 503s then say it is still starting, not failing.
+   * Inference servers accept connections before their model is loaded and answer 503 until it
+   * is (llama.cpp's {@code Loading model}); counting those toward ejection or the breaker would
+   * keep a restarted replica out for the ejection time after it is ready. Its calls still fail
+   * over.
+   *
+   * @param health the replica
+   * @param now the ticker time of the answer
+   * @return whether it came back that recently
+   */
+  public boolean starting(ReplicaStatus health, long now) {
+    long back = health.backSince;
+    return back != ReplicaStatus.NEVER && now - back < outliers.baseEjectionTime().toNanos();
+  }
+
+  /**
    * The replica answered with {@code Retry-After}: it is not to be called before ticker time
    * {@code until}. A later pause extends an earlier one, never shortens it; a success does not end
    * it (answers in flight when it was asked for say nothing about it).

@@ -350,4 +350,39 @@ class EligibilityTest {
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
     assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
   }
+
+  @Test
+  void a503FromAReplicaJustBackIsItsStartNotAFailure() {
+    StatusTracker tracker = tracker(OutlierDetection.defaults(), named(2));
+    Eligibility e = wiredAsTheDispatcherDoes(tracker);
+    ticker.advance(Duration.ofHours(1));
+    tracker.refused("r0", "refused"); // stopped
+    tracker.reached("r0"); // its process is back, its model still loading
+
+    // Loading: 503 after 503, each failed over; it is neither ejected nor cut off by its breaker.
+    for (int i = 0; i < 12; i++) {
+      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      e.record(0, true, ticker.read(), 1_000, http(503));
+      ticker.advance(Duration.ofMillis(100));
+    }
+    assertThat(e.status(0).isEjected(ticker.read())).isFalse();
+    assertThat(events.ejections).isEmpty();
+    assertThat(events.breakers).isEmpty();
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+
+    // Once it has been back for the base ejection time, a 503 is a failure again; and a 500
+    // never was its start.
+    ticker.advance(OutlierDetection.DEFAULT_BASE_EJECTION_TIME);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(0, true, ticker.read(), 1_000, http(503));
+    assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
+    for (int i = 0; i < 4; i++) e.record(0, false, ticker.read(), 1_000, http(503));
+    assertThat(e.status(0).isEjected(ticker.read())).isTrue();
+    tracker.refused("r1", "refused");
+    tracker.reached("r1");
+    assertThat(e.admit(1, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    e.record(1, true, ticker.read(), 1_000, http(500));
+    assertThat(events.breakers).filteredOn(b -> b.replicaId().equals("r1"))
+        .extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
+  }
 }
