@@ -237,8 +237,8 @@ final class RawStream implements RawResponse {
     }
 
     /**
-     * Reads a line: a {@code data:} line that mentions a usage for it, the lines that say the
-     * stream is complete.
+     * Reads a line for what it says of the stream: that the answer is complete, or its usage
+     * (a {@code data:} line that mentions one is parsed; no other is).
      */
     private void endOfLine(byte[] l) {
       if (startsWith(l, DONE) || startsWith(l, DONE_NO_SPACE) || startsWith(l, COMPLETED)) {
@@ -246,7 +246,8 @@ final class RawStream implements RawResponse {
         return;
       }
       if (l.length < 6 || !startsWith(l, DATA)) return;
-      if (indexOf(l, FINISH_REASON) >= 0 || indexOf(l, FINISH_REASON_SPACED) >= 0) {
+      if (!finished
+          && (indexOf(l, FINISH_REASON) >= 0 || indexOf(l, FINISH_REASON_SPACED) >= 0)) {
         finished = true;
       }
       if (indexOf(l, USAGE) < 0) return;
