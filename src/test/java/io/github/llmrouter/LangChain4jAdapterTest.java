@@ -96,50 +96,16 @@ class LangChain4jAdapterTest {
     try (EmulatedReplica a = EmulatedReplica.builder().id("a")
             .decodeInterval(Duration.ofMillis(20)).build().start();
         LlmClient router = LlmClient.builder().replicas(a.baseUrl()).listener(events).build()) {
-      CompletableFuture<ChatResponse> done = new CompletableFuture<>();
-      StringBuilder text = new StringBuilder();
-      streamingModel(router, 3).chat(turn(1), new StreamingChatResponseHandler() {
-        @Override
-        public void onPartialResponse(String partial) {
-          text.append(partial);
-        }
-
-        @Override
-        public void onCompleteResponse(ChatResponse response) {
-          done.complete(response);
-        }
-
-        @Override
-        public void onError(Throwable error) {
-          done.completeExceptionally(error);
-        }
-      });
-      assertThat(done.get(10, TimeUnit.SECONDS).aiMessage().text()).isEqualTo(text.toString())
-          .isNotEmpty();
+      Streamed whole = Streamed.by(streamingModel(router, 3), false);
+      assertThat(whole.end.get(10, TimeUnit.SECONDS).aiMessage().text())
+          .isEqualTo(whole.text.toString()).isNotEmpty();
       EventRecorder.await("the stream's attempt to end", Duration.ofSeconds(10),
           () -> events.ended.size() == 1);
       assertThat(events.ended.get(0).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ANSWERED);
 
       // A long stream the handler cancels at its first token.
-      CompletableFuture<Void> cancelled = new CompletableFuture<>();
-      streamingModel(router, 4_000).chat(turn(1), new StreamingChatResponseHandler() {
-        @Override
-        public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
-          context.streamingHandle().cancel();
-          cancelled.complete(null);
-        }
-
-        @Override
-        public void onCompleteResponse(ChatResponse response) {
-          cancelled.completeExceptionally(new AssertionError("a cancelled stream completed"));
-        }
-
-        @Override
-        public void onError(Throwable error) {
-          cancelled.completeExceptionally(error);
-        }
-      });
-      cancelled.get(10, TimeUnit.SECONDS);
+      Streamed cancelled = Streamed.by(streamingModel(router, 4_000), true);
+      assertThat(cancelled.end.get(10, TimeUnit.SECONDS)).as("cancelled: no response").isNull();
       EventRecorder.await("the cancelled stream's attempt to end", Duration.ofSeconds(10),
           () -> events.ended.size() == 2);
       assertThat(events.ended.get(1).outcome()).isEqualTo(AttemptEndedEvent.Outcome.ABANDONED);
@@ -182,20 +148,10 @@ class LangChain4jAdapterTest {
         server.enqueue(new MockResponse.Builder().code(404)
             .setHeader("Content-Type", "application/json")
             .body("{\"error\":{\"message\":\"no such model\"}}").build());
-        CompletableFuture<Throwable> error = new CompletableFuture<>();
-        streamingModel(router, 4).chat(turn(1), new StreamingChatResponseHandler() {
-          @Override
-          public void onCompleteResponse(ChatResponse response) {
-            error.complete(null);
-          }
-
-          @Override
-          public void onError(Throwable e) {
-            error.complete(e);
-          }
-        });
-        assertThat(error.get(10, TimeUnit.SECONDS)).isInstanceOf(ModelNotFoundException.class)
-            .hasMessageContaining("no such model");
+        Streamed failed = Streamed.by(streamingModel(router, 4), false);
+        assertThat(failed.end).failsWithin(10, TimeUnit.SECONDS).withThrowableThat()
+            .havingCause().isInstanceOf(ModelNotFoundException.class)
+            .withMessageContaining("no such model");
       }
     }
     // No replica to reach: LangChain4j's own exception, the router's inside.
@@ -205,6 +161,46 @@ class LangChain4jAdapterTest {
       assertThatThrownBy(() -> chatModel(router, "k").chat(turn(1)))
           .isInstanceOf(LangChain4jException.class)
           .hasRootCauseInstanceOf(java.net.ConnectException.class);
+    }
+  }
+
+  /**
+   * One streamed chat of the first turn: its text as it came, and its end (the response; null if
+   * the handler cancelled it at its first token; the error).
+   */
+  private static final class Streamed implements StreamingChatResponseHandler {
+    final CompletableFuture<ChatResponse> end = new CompletableFuture<>();
+    final StringBuilder text = new StringBuilder();
+    private final boolean cancel;
+
+    private Streamed(boolean cancel) {
+      this.cancel = cancel;
+    }
+
+    static Streamed by(OpenAiStreamingChatModel model, boolean cancelAtFirstToken) {
+      Streamed handler = new Streamed(cancelAtFirstToken);
+      model.chat(turn(1), handler);
+      return handler;
+    }
+
+    @Override
+    public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
+      text.append(partial.text());
+      if (cancel) {
+        context.streamingHandle().cancel();
+        end.complete(null);
+      }
+    }
+
+    @Override
+    public void onCompleteResponse(ChatResponse response) {
+      if (cancel) end.completeExceptionally(new AssertionError("a cancelled stream completed"));
+      else end.complete(response);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      end.completeExceptionally(error);
     }
   }
 }
