@@ -2,6 +2,14 @@ package io.github.llmrouter.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.openai.client.OpenAIClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.github.llmrouter.LlmClient;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
@@ -10,9 +18,12 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.CompletionRequest;
 import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.langchain4j.LlmRouterLangChain4j;
 import io.github.llmrouter.load.EngineDialect;
 import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.FleetSnapshot;
+import io.github.llmrouter.openai.LlmRouterOpenAI;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
@@ -20,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,8 +45,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The client against real llama.cpp servers on loopback, through the public API only: the
  * OpenAI-compatible answers and their llama.cpp extras reach the caller, the llama.cpp metrics
- * dialect is read, streams survive the server closing connections after each of them, and a
- * replica stopped with SIGTERM under load, then restarted, costs no call.
+ * dialect is read, streams survive the server closing connections after each of them, openai-java
+ * and LangChain4j calls and streams routed through the adapters all end answered, and a replica
+ * stopped with SIGTERM under load, then restarted, costs no call.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class LlamaCppIT {
@@ -128,6 +141,51 @@ class LlamaCppIT {
         + "connection%n", events.failedAttempts.size(), events.resent.size());
     assertThat(events.failedAttempts).as("failed attempts").isEmpty();
     assertThat(events.breakers).isEmpty();
+  }
+
+  @Test
+  void openAiJavaAndLangChain4jRouteCallsAndStreamsToLlamaServer() throws Exception {
+    try (LlmClient client = LlmClient.builder().replicas(fleet()).listener(events).build()) {
+      OpenAIClient openai = LlmRouterOpenAI.client(client);
+      ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("tiny")
+          .addSystemMessage("You are a test.").addUserMessage("through the SDK")
+          .maxCompletionTokens(4).build();
+      assertThat(openai.chat().completions().create(params).choices()).isNotEmpty();
+      for (int i = 0; i < 10; i++) {
+        try (StreamResponse<ChatCompletionChunk> stream = openai.chat().completions()
+            .createStreaming(params.toBuilder().addUserMessage("stream " + i).build())) {
+          assertThat(stream.stream().count()).isPositive();
+        }
+      }
+      ChatModel model = OpenAiChatModel.builder()
+          .httpClientBuilder(LlmRouterLangChain4j.httpClientBuilder(client))
+          .baseUrl("http://llm-router/v1").apiKey("unused").modelName("tiny").maxTokens(4)
+          .maxRetries(0).build();
+      assertThat(model.chat("through LangChain4j")).isNotNull();
+      CompletableFuture<dev.langchain4j.model.chat.response.ChatResponse> streamed =
+          new CompletableFuture<>();
+      OpenAiStreamingChatModel.builder()
+          .httpClientBuilder(LlmRouterLangChain4j.httpClientBuilder(client))
+          .baseUrl("http://llm-router/v1").apiKey("unused").modelName("tiny").maxTokens(4)
+          .build().chat("streamed through LangChain4j", new StreamingChatResponseHandler() {
+            @Override
+            public void onCompleteResponse(dev.langchain4j.model.chat.response.ChatResponse r) {
+              streamed.complete(r);
+            }
+
+            @Override
+            public void onError(Throwable error) {
+              streamed.completeExceptionally(error);
+            }
+          });
+      assertThat(streamed.get(60, TimeUnit.SECONDS).aiMessage()).isNotNull();
+      EventRecorder.await("every attempt to end", Duration.ofSeconds(30),
+          () -> events.ended.size() >= 13);
+    }
+    assertThat(events.failedAttempts).as("failed attempts").isEmpty();
+    assertThat(events.ended).hasSize(13).extracting(AttemptEndedEvent::outcome)
+        .containsOnly(AttemptEndedEvent.Outcome.ANSWERED);
+    assertThat(events.ended.get(0).usage().promptTokens()).isPositive();
   }
 
   @Test
