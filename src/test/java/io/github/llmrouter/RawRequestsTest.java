@@ -61,7 +61,8 @@ class RawRequestsTest {
   void aWholeAnswerComesBackAsSentWithItsHeadersAndTheRequestAsGiven() throws Exception {
     scripted();
     first.enqueue(new MockResponse.Builder().code(200).setHeader("Content-Type",
-        "application/json").setHeader("x-request-id", "req-1").body(CHAT_JSON).build());
+        "application/json").setHeader("x-request-id", "req-1").setHeader("Retry-After", "7")
+        .body(CHAT_JSON).build());
 
     RawResponse response;
     try (RawResponse r = client.send(RawRequest.post("/v1/chat/completions?x=1", json(CHAT_BODY))
@@ -71,7 +72,10 @@ class RawRequestsTest {
       assertThat(r.status()).isEqualTo(200);
       assertThat(r.streaming()).isFalse();
       assertThat(r.header("X-Request-Id")).isEqualTo("req-1");
-      assertThat(r.headers()).containsKey("x-request-id");
+      assertThat(r.headers()).containsKey("x-request-id").containsEntry("retry-after",
+          List.of("7")).allSatisfy(
+              (name, values) -> assertThat(name).doesNotContain("llm-router"));
+      assertThat(r.header("Retry-After")).isEqualTo("7"); // as the replica sent it
       assertThat(new String(r.bodyBytes(), StandardCharsets.UTF_8)).isEqualTo(CHAT_JSON);
       assertThat(r.body().readAllBytes()).isEqualTo(r.bodyBytes()); // again, from the start
     }

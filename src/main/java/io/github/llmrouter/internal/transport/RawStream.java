@@ -104,12 +104,12 @@ final class RawStream implements RawResponse {
 
   @Override
   public Map<String, List<String>> headers() {
-    return response.headers().toMultimap();
+    return RetryAfter.restored(response.headers()).toMultimap();
   }
 
   @Override
   public @Nullable String header(String name) {
-    return response.header(requireNonNull(name, "name"));
+    return RetryAfter.restored(response.headers()).get(requireNonNull(name, "name"));
   }
 
   @Override

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import okhttp3.Headers;
 import okhttp3.Interceptor;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,16 @@ final class RetryAfter {
   };
 
   private RetryAfter() {}
+
+  /**
+   * {@code headers} as the replica sent them: a {@code Retry-After} the interceptor hid is named
+   * so again, for the raw answers handed to callers.
+   */
+  static Headers restored(Headers headers) {
+    String hidden = headers.get(HIDDEN_RETRY_AFTER);
+    if (hidden == null) return headers;
+    return headers.newBuilder().removeAll(HIDDEN_RETRY_AFTER).add("Retry-After", hidden).build();
+  }
 
   /** {@return the {@code Retry-After} of {@code response}, hidden from OkHttp or not; or null} */
   static @Nullable Duration of(Response response) {

@@ -55,7 +55,8 @@ public final class WholeAnswer implements RawResponse {
             serverText.scrubbed(replica, response.request(), e));
       }
     }
-    return new WholeAnswer(replica.id(), response.code(), response.headers(), body, reported);
+    return new WholeAnswer(replica.id(), response.code(), RetryAfter.restored(response.headers()),
+        body, reported);
   }
 
   /** {@return what the body reported: usage and model} */
