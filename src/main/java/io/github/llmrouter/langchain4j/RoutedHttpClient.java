@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import okhttp3.HttpUrl;
@@ -67,8 +66,7 @@ final class RoutedHttpClient implements HttpClient {
     }
     router.sendAsync(raw).whenComplete((response, failure) -> {
       if (failure != null) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause() : failure;
+        Throwable cause = SdkErrors.unwrap(failure);
         RuntimeException error = cause instanceof LlmException e ? failure(e)
             : new LangChain4jException(cause);
         ServerSentEventListenerUtils.ignoringExceptions(() -> listener.onError(error));

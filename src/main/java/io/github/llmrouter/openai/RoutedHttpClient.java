@@ -57,8 +57,7 @@ final class RoutedHttpClient implements HttpClient {
     CompletableFuture<RawResponse> sent = router.sendAsync(raw);
     CompletableFuture<HttpResponse> answer = sent.handle((response, failure) -> {
       if (failure == null) return new RoutedResponse(response);
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-          ? failure.getCause() : failure;
+      Throwable cause = SdkErrors.unwrap(failure);
       if (cause instanceof LlmException e) return failure(e);
       throw new CompletionException(cause);
     });

@@ -11,9 +11,7 @@ import io.github.llmrouter.replica.Replica;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Response;
 import okio.BufferedSource;
+import okio.ByteString;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 
@@ -36,14 +35,14 @@ import tools.jackson.core.JacksonException;
 final class RawStream implements RawResponse {
   /** A {@code data:} line longer than this is not kept for its usage (a usage line is short). */
   private static final int MAX_KEPT_LINE = 64 * 1024;
-  private static final byte[] USAGE = ascii("\"usage\"");
-  private static final byte[] DATA = ascii("data:");
-  private static final byte[] DONE = ascii("data: [DONE]");
-  private static final byte[] DONE_NO_SPACE = ascii("data:[DONE]");
-  private static final byte[] COMPLETED = ascii("event: response.completed");
+  private static final ByteString USAGE = ByteString.encodeUtf8("\"usage\"");
+  private static final ByteString DATA = ByteString.encodeUtf8("data:");
+  private static final ByteString DONE = ByteString.encodeUtf8("data: [DONE]");
+  private static final ByteString DONE_NO_SPACE = ByteString.encodeUtf8("data:[DONE]");
+  private static final ByteString COMPLETED = ByteString.encodeUtf8("event: response.completed");
   /** A finish reason with a value (not {@code null}). */
-  private static final byte[] FINISH_REASON = ascii("\"finish_reason\":\"");
-  private static final byte[] FINISH_REASON_SPACED = ascii("\"finish_reason\": \"");
+  private static final ByteString FINISH_REASON = ByteString.encodeUtf8("\"finish_reason\":\"");
+  private static final ByteString FINISH_REASON_SPACED = ByteString.encodeUtf8("\"finish_reason\": \"");
 
   private final HttpTransport transport;
   private final Replica replica;
@@ -222,7 +221,7 @@ final class RawStream implements RawResponse {
       for (int i = off; i < off + n; i++) {
         byte c = b[i];
         if (c == '\n' || c == '\r') {
-          if (!dropLine && line.size() > 0) endOfLine(line.toByteArray());
+          if (!dropLine && line.size() > 0) endOfLine(ByteString.of(line.toByteArray()));
           line.reset();
           dropLine = false;
         } else if (!dropLine) {
@@ -240,47 +239,23 @@ final class RawStream implements RawResponse {
      * Reads a line for what it says of the stream: that the answer is complete, or its usage
      * (a {@code data:} line that mentions one is parsed; no other is).
      */
-    private void endOfLine(byte[] l) {
-      if (startsWith(l, DONE) || startsWith(l, DONE_NO_SPACE) || startsWith(l, COMPLETED)) {
+    private void endOfLine(ByteString l) {
+      if (l.startsWith(DONE) || l.startsWith(DONE_NO_SPACE) || l.startsWith(COMPLETED)) {
         finished = true;
         return;
       }
-      if (l.length < 6 || !startsWith(l, DATA)) return;
-      if (!finished
-          && (indexOf(l, FINISH_REASON) >= 0 || indexOf(l, FINISH_REASON_SPACED) >= 0)) {
+      if (l.size() < 6 || !l.startsWith(DATA)) return;
+      if (!finished && (l.indexOf(FINISH_REASON) >= 0 || l.indexOf(FINISH_REASON_SPACED) >= 0)) {
         finished = true;
       }
-      if (indexOf(l, USAGE) < 0) return;
-      int start = l[5] == ' ' ? 6 : 5;
+      if (l.indexOf(USAGE) < 0) return;
+      int start = l.getByte(5) == ' ' ? 6 : 5;
       try {
-        Reported r = Reported.scan(Arrays.copyOfRange(l, start, l.length));
+        Reported r = Reported.scan(l.substring(start).toByteArray());
         if (r.usage() != null) reported = r;
       } catch (JacksonException notJson) {
         // not an event this reader understands; the caller's parser will say
       }
     }
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static boolean startsWith(byte[] line, byte[] prefix) {
-    if (line.length < prefix.length) return false;
-    for (int i = 0; i < prefix.length; i++) {
-      if (line[i] != prefix[i]) return false;
-    }
-    return true;
-  }
-
-  private static int indexOf(byte[] in, byte[] what) {
-    outer:
-    for (int i = 0; i + what.length <= in.length; i++) {
-      for (int j = 0; j < what.length; j++) {
-        if (in[i + j] != what[j]) continue outer;
-      }
-      return i;
-    }
-    return -1;
   }
 }

@@ -5,6 +5,7 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -64,6 +65,18 @@ public final class SdkErrors {
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.set("error", error);
     return Json.MAPPER.writeValueAsBytes(body);
+  }
+
+  /**
+   * What a failed future of the router failed with: the failure itself, or the one a {@link
+   * CompletionException} wraps.
+   *
+   * @param failure from {@code whenComplete} or {@code handle}
+   * @return the failure to report
+   */
+  public static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
   }
 
   /** The replica's error status behind {@code e}, or null. */

@@ -174,45 +174,41 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
    */
   static @Nullable ReplicaHttpException errorIn(HttpTransport transport, Replica replica,
       Call call, @Nullable String eventType, String data) {
-    if ("error".equals(eventType)) {
-      return transport.serverText.httpError(replica, call.request(), statusOf(data), data, null);
-    }
+    if ("error".equals(eventType)) return errorEvent(transport, replica, call, data, Map.of());
     if (!data.startsWith("{") || !data.contains("error")) return null;
-    try {
-      Object fields = Json.MAPPER.readValue(data, Object.class);
-      if (fields instanceof Map<?, ?> map) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> m = (Map<String, Object>) map;
-        if (ErrorBodies.isError(m)) {
-          return transport.serverText.httpError(replica, call.request(), ErrorBodies.status(m),
-              data, null);
-        }
-      }
-    } catch (JacksonException notJson) {
-      // not an error event this reader understands; the caller's parser will say
-    }
-    return null;
+    Map<String, Object> fields = fieldsOf(data);
+    return fields == null || !ErrorBodies.isError(fields) ? null
+        : errorEvent(transport, replica, call, data, fields);
   }
 
-  /** The exception an error event stands for. */
   private ReplicaHttpException errorEvent(String data, Map<String, Object> fields) {
-    int status = fields.isEmpty() ? statusOf(data) : ErrorBodies.status(fields);
+    return errorEvent(transport, replica, call, data, fields);
+  }
+
+  /**
+   * The exception an error event stands for, with the status its {@code fields} report (read from
+   * {@code data} when the fields are not known yet; 500 if it reports none).
+   */
+  private static ReplicaHttpException errorEvent(HttpTransport transport, Replica replica,
+      Call call, String data, Map<String, Object> fields) {
+    Map<String, Object> known = fields.isEmpty() ? fieldsOf(data) : fields;
+    int status = known == null ? 500 : ErrorBodies.status(known);
     return transport.serverText.httpError(replica, call.request(), status, data, null);
   }
 
-  /** The status an {@code event: error} reports in its data, if that is a JSON object. */
-  private static int statusOf(String data) {
+  /** The fields of {@code data} if it is a JSON object, else null (a plain-text event). */
+  private static @Nullable Map<String, Object> fieldsOf(String data) {
     try {
       Object fields = Json.MAPPER.readValue(data, Object.class);
       if (fields instanceof Map) {
         @SuppressWarnings("unchecked")
         Map<String, Object> map = (Map<String, Object>) fields;
-        return ErrorBodies.status(map);
+        return map;
       }
     } catch (JacksonException notJson) {
       // a plain-text error event
     }
-    return 500;
+    return null;
   }
 
   private void finish() {
