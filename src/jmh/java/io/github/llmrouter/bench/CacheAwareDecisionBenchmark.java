@@ -14,15 +14,17 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * One {@link CacheAware} decision at 64 replicas on 16 KB chat prompts, with the client's index
- * warm: 100,000 prompts sent before measuring (6.4 million blocks through an index of 524,288, so
- * it is full and evicting), every replica reporting its queue, running batch, requests awaiting a
- * first token and queue wait through the client's own {@link LocalLoad}.
+ * One {@link CacheAware} decision at 64, 256 and 1,024 replicas ({@code -p replicas=64} picks
+ * one) on 16 KB chat prompts, with the client's index warm: 100,000 prompts sent before measuring
+ * (6.4 million blocks through an index of 524,288, so it is full and evicting), every replica
+ * reporting its queue, running batch, requests awaiting a first token and queue wait through the
+ * client's own {@link LocalLoad}.
  *
  * <p>The measured prompts are 1,024 conversations (one of 8 system prompts of 4 KB, then 12 KB of
  * turns) whose earlier turns were among the warm-up's, so decisions find deep matches in the
@@ -40,7 +42,10 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 public class CacheAwareDecisionBenchmark {
   static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
-  static final int REPLICAS = 64;
+  /** Replicas in the fleet. */
+  @Param({"64", "256", "1024"})
+  public int replicas;
+
   static final int WARM_PROMPTS = 100_000;
   static final int MEASURED = 1024; // a power of two: the cursor wraps with a mask
   static final int SYSTEM_CHARS = 4096;
@@ -57,7 +62,7 @@ public class CacheAwareDecisionBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     SplittableRandom random = new SplittableRandom(2024);
-    ReplicaSet set = BenchFleets.replicas(REPLICAS);
+    ReplicaSet set = BenchFleets.replicas(replicas);
     load = BenchFleets.reportingLoad(set, random);
     long heapBefore = usedHeap();
     policy = CacheAware.builder().build();

@@ -25,6 +25,15 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       also at the end of streams). The shared prefix ends where the system prompt ends when
  *       roles are known, or after the blocks this client has seen followed by at least four
  *       different blocks;</li>
+ *   <li><em>a conversation's home</em>: for a conversation this client has not sent before, its
+ *       home counts the shared prefix as cached too, when that prefix carries more than one
+ *       replica's share of this client's requests (it was last sent within as many requests as
+ *       there are replicas), weighted by the share of prompts seen again that came back longer
+ *       (conversations going on) rather than unchanged (questions asked again). The home copies
+ *       the prefix once and then holds it for every conversation homed there; so conversations
+ *       spread over their homes, where every client sends their later turns, instead of all
+ *       following the replica that cached the shared prefix first. A rarer prefix (one tenant's of
+ *       many) stays where it is cached;</li>
  *   <li><em>wait</em>: the prefill work ahead, the later of this client's own sent-but-unstarted
  *       prefills (exact on streams, whose first token tells when each started) and the other
  *       clients' from the replica's last load report (requests awaiting their first token, drained

@@ -53,6 +53,8 @@ final class CacheAwareRanking implements Ranking {
   /** The shared prefix's length in blocks, and whether the index knows the conversation past it. */
   private int shared;
   private boolean conversationKnown;
+  /** Whether the conversation home is priced as holding the shared prefix, a one-time copy. */
+  private boolean copiesShared;
   private int start;
 
   // Recomputed on every call, for the replica returned last and its runner-up.
@@ -77,18 +79,36 @@ final class CacheAwareRanking implements Ranking {
     PrefixIndex index = picker.index;
     long[] hashes = blocks.hashes();
     int n = hashes.length;
-    indexed = index.depths(hashes, n, PrefixIndex.tick(now), picker.memory, depth);
+    int tick = PrefixIndex.tick(now);
+    indexed = index.depths(hashes, n, tick, picker.memory, depth);
     shared = Math.max(blocks.sharedBlocks(), learnedShared(index, hashes, n));
-    for (long bits = indexed; bits != 0 && !conversationKnown; bits &= bits - 1) {
-      conversationKnown = depth[Long.numberOfTrailingZeros(bits)] > shared;
+    int deepest = 0;
+    for (long bits = indexed; bits != 0; bits &= bits - 1) {
+      deepest = Math.max(deepest, depth[Long.numberOfTrailingZeros(bits)]);
     }
+    conversationKnown = deepest > shared;
+    if (conversationKnown) picker.memory.calibration.seenAgain(deepest < n);
     conversationHome = picker.home(CacheAware.conversationKey(request, blocks, shared));
     conversationTokens = n >= 2 ? blocks.tokensThrough(n - 1) : 0;
     if (shared > 0 && shared <= n) {
       systemHome = picker.home(hashes[shared - 1]);
       systemTokens = blocks.tokensThrough(shared);
     }
+    copiesShared = !conversationKnown && shared > 0 && shared <= n
+        && carriesMoreThanAShare(index.ageOf(hashes[shared - 1], tick), tick);
     start = conversationHome;
+  }
+
+  /**
+   * Whether a shared prefix last sent {@code age} ticks before {@code now} (-1: never) carries
+   * more than one replica's share of this client's requests: it was sent within the latest
+   * requests as many as there are replicas. Such a prefix cannot stay on one replica without
+   * loading it beyond its share, so every replica will hold a copy anyway and conversations
+   * behind it go to their homes. A rarer one (one tenant's of many) stays where it is cached, and
+   * copies of many such prefixes do not crowd each other out of the replicas' caches.
+   */
+  private boolean carriesMoreThanAShare(int age, int now) {
+    return age >= 0 && picker.memory.sentWithinLast(picker.states.length, age, now);
   }
 
   /**
@@ -151,7 +171,7 @@ final class CacheAwareRanking implements Ranking {
       waits += wait;
       least = Math.min(least, wait);
       long capacity = load.kvCapacityTokens(i, now);
-      double uncached = Math.max(0, tokens - cachedTokens(i, capacity));
+      double uncached = Math.max(0, tokens - pricedCachedTokens(i, capacity));
       // What the conversation home prefills now, the conversation's next turn finds there,
       // whichever client sends it: worth as much as the share of turns other clients send.
       if (i == conversationHome) uncached *= 1 - cal.foreignShare();
@@ -267,6 +287,32 @@ final class CacheAwareRanking implements Ranking {
     return capacity > 0 ? Math.min(cached, capacity) : cached;
   }
 
+  /**
+   * The prompt tokens the cost counts as cached on replica {@code i}: those predicted, and on the
+   * conversation home of a conversation this client has not placed, behind a popular shared prefix
+   * ({@link #carriesMoreThanAShare}), the shared prefix too, in the share of prompts that grow
+   * into conversations ({@link Calibration#growingShare()}). A conversation lives at its home: what
+   * the home lacks of the shared prefix it prefills once and then holds for every conversation
+   * homed there, so that one-time copy is not held against it, while a conversation's own history
+   * exists in one place only. Questions asked again unchanged have no history to keep together.
+   */
+  private double pricedCachedTokens(int i, long capacity) {
+    double cached = cachedTokens(i, capacity);
+    if (!homeCopiesSharedPrefix(i)) return cached;
+    return Math.max(cached, picker.memory.calibration.growingShare() * sharedTokens(capacity));
+  }
+
+  private boolean homeCopiesSharedPrefix(int i) {
+    return i == conversationHome && copiesShared;
+  }
+
+  /** The shared prefix's tokens, in real tokens, never more than the KV {@code capacity}. */
+  private double sharedTokens(long capacity) {
+    double t = blocks.tokensThrough(Math.min(shared, blocks.size()))
+        * picker.memory.calibration.tokenRatio();
+    return capacity > 0 ? Math.min(t, capacity) : t;
+  }
+
   /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */
   private double cached(int i) {
     return Math.max(indexTokens(i), Math.max(conversationPrediction(i), systemPrediction(i)));
@@ -335,11 +381,15 @@ final class CacheAwareRanking implements Ranking {
   private String describe(int i, double cost, long now) {
     long capacity = load.kvCapacityTokens(i, now);
     double memory = memoryWait(i, now, promptTokens(), capacity);
+    double cached = cachedTokens(i, capacity);
+    double priced = pricedCachedTokens(i, capacity);
     return String.format(Locale.ROOT,
-        "%s: estimated TTFT %.3f s (wait %.3f s%s, %d of %d prompt tokens cached: %s)",
+        "%s: estimated TTFT %.3f s (wait %.3f s%s, %d of %d prompt tokens cached: %s%s)",
         picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
         memory > 0 ? String.format(Locale.ROOT, " + %.3f s for KV memory", memory) : "",
-        Math.round(cachedTokens(i, capacity)), Math.round(promptTokens()), SOURCES[source(i)]);
+        Math.round(cached), Math.round(promptTokens()), SOURCES[source(i)],
+        priced > cached ? String.format(Locale.ROOT,
+            "; %d more of the shared prefix, a one-time copy", Math.round(priced - cached)) : "");
   }
 
   /** The request's prompt tokens, in real tokens as calibrated. */
@@ -364,7 +414,7 @@ final class CacheAwareRanking implements Ranking {
     long active = Math.round(tokens);
     state.activeTokens.addAndGet(active);
     int tick = PrefixIndex.tick(nanos);
-    p.memory.lastTick = tick;
+    p.memory.sentAt(tick);
     int slot = state.slot;
     int indexTokens = indexTokens(index);
     int indexAge = -1;

@@ -63,6 +63,12 @@ final class Calibration {
   private volatile double run = INITIAL_RUN_SECONDS;
   /** Of the continued conversations that reached a replica holding them, the share unknown here. */
   private volatile double foreign = 0.5;
+  /**
+   * Of the prompts this client sent before past their shared prefix, the share that came back
+   * longer (a conversation's next turn) rather than the same (a question asked again). Starts at
+   * 1: prompts behind a shared prefix are taken as conversations until shown otherwise.
+   */
+  private volatile double growing = 1;
 
   /** Real tokens per estimated token of {@link PromptBlocks#promptTokens()}. */
   double tokenRatio() {
@@ -108,6 +114,22 @@ final class Calibration {
   /** A continued conversation was found cached; {@code known}: this client had sent it before. */
   void continued(boolean known) {
     foreign += STEP * ((known ? 0 : 1) - foreign);
+  }
+
+  /**
+   * The share of prompts seen before that came back longer: how often a prompt behind a shared
+   * prefix is a conversation that goes on, whose later turns find its history where it was sent.
+   */
+  double growingShare() {
+    return growing;
+  }
+
+  /**
+   * A prompt this client had sent before past its shared prefix came back; {@code grew}: longer
+   * than what was sent (a next turn), else the same prompt again.
+   */
+  void seenAgain(boolean grew) {
+    growing += STEP * ((grew ? 1 : 0) - growing);
   }
 
   /** An answer reported {@code promptTokens} for a prompt estimated at {@code estimated}. */

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +34,8 @@ final class FleetMemory implements PrefixIndex.Slots {
   static final int MIN_HORIZON = SETTLED;
   /** The longest horizon a slot learns: 1 h. */
   static final int MAX_HORIZON = PrefixIndex.tick(3_600_000_000_000L);
+  /** How many of the latest requests sent are remembered by when they were sent: {@value}. */
+  static final int RECENT_SENDS = 1024;
   /** How far one answer moves a horizon towards the age it revealed: {@value}. */
   static final double HORIZON_STEP = 0.25;
 
@@ -60,6 +63,10 @@ final class FleetMemory implements PrefixIndex.Slots {
 
   /** The latest time a request was sent, in index ticks: "now" for a slot given away. */
   volatile int lastTick;
+  /** Requests sent. */
+  private final AtomicLong sends = new AtomicLong();
+  /** When the latest {@value #RECENT_SENDS} requests were sent, in index ticks, as a ring. */
+  private final int[] recentSends = new int[RECENT_SENDS];
 
   FleetMemory(int indexBlocks) {
     this.indexBlocks = indexBlocks;
@@ -74,6 +81,26 @@ final class FleetMemory implements PrefixIndex.Slots {
   void observeWaits(double mean, double least) {
     if (mean >= 0 && mean < Double.POSITIVE_INFINITY) meanWait = mean;
     if (least >= 0 && least < Double.POSITIVE_INFINITY) leastWait = least;
+  }
+
+  /** A request was sent at {@code tick}. */
+  void sentAt(int tick) {
+    long k = sends.getAndIncrement();
+    INTS.setOpaque(recentSends, (int) (k & (RECENT_SENDS - 1)), tick);
+    lastTick = tick;
+  }
+
+  /**
+   * Whether something last sent {@code age} index ticks before {@code now} was sent within this
+   * client's latest {@code n} requests (at most {@value #RECENT_SENDS}); always, while fewer than
+   * that were sent. Concurrent senders may blur which request was the n-th; never an error.
+   */
+  boolean sentWithinLast(int n, int age, int now) {
+    long k = sends.get();
+    int m = Math.max(1, Math.min(n, RECENT_SENDS));
+    if (k <= m) return true;
+    int nth = (int) INTS.getOpaque(recentSends, (int) ((k - m) & (RECENT_SENDS - 1)));
+    return age <= now - nth;
   }
 
   /** The index, allocated with the first picker ({@link #statesFor}). */

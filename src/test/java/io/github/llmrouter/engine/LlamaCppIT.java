@@ -254,22 +254,6 @@ class LlamaCppIT {
     assertThat(backAfter).as("back after ready, ms").isLessThan(10_000);
   }
 
-  /** Prompt tokens the servers served from their caches, and evaluated, since they started. */
-  private static long[] promptTokenCounters() throws java.io.IOException {
-    long cached = 0;
-    long evaluated = 0;
-    for (LlamaServers.Server s : servers) {
-      for (String line : s.get("/metrics").split("\n")) {
-        if (line.startsWith("llamacpp:prompt_tokens_cached_total ")) {
-          cached += (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
-        } else if (line.startsWith("llamacpp:prompt_tokens_total ")) {
-          evaluated += (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
-        }
-      }
-    }
-    return new long[] {cached, evaluated};
-  }
-
   /**
    * Runs a multi-turn workload on cold servers: 24 conversations of 6 turns behind one shared
    * system prompt, 3 callers with 8 conversations each; returns the share of prompt tokens the
@@ -307,8 +291,7 @@ class LlamaCppIT {
       }
       for (Future<?> f : loops) f.get(300, TimeUnit.SECONDS);
     }
-    long[] counters = promptTokenCounters();
-    return (double) counters[0] / (counters[0] + counters[1]);
+    return LlamaServers.cachedShare(servers);
   }
 
   private static String words(java.util.SplittableRandom random, int n) {

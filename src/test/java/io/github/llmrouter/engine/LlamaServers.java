@@ -115,6 +115,25 @@ final class LlamaServers {
     return replicas;
   }
 
+  /**
+   * The share of prompt tokens {@code servers} served from their caches since they started, by
+   * their own counters ({@code llamacpp:prompt_tokens_cached_total} against those evaluated).
+   */
+  static double cachedShare(List<Server> servers) throws IOException {
+    long cached = 0;
+    long evaluated = 0;
+    for (Server s : servers) {
+      for (String line : s.get("/metrics").split("\n")) {
+        if (line.startsWith("llamacpp:prompt_tokens_cached_total ")) {
+          cached += (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
+        } else if (line.startsWith("llamacpp:prompt_tokens_total ")) {
+          evaluated += (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
+        }
+      }
+    }
+    return cached + evaluated == 0 ? 0 : (double) cached / (cached + evaluated);
+  }
+
   static final class Server implements AutoCloseable {
     final int port;
     final String name;

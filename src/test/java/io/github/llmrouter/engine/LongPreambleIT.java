@@ -6,12 +6,13 @@ import io.github.llmrouter.LlmClient;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.observe.RoutedEvent;
-import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -28,17 +29,18 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Conversations behind a shared preamble longer than the blocks a client keeps densely, against
- * real llama.cpp servers: 9 conversations of 4 turns from 3 application instances, each its own
- * {@code LlmClient} sending 3 conversations in turn. Each instance's first conversation must find
- * a home of its own past the preamble (its ring home, the same for every client), so that the
- * calls spread over the replicas instead of all going where the preamble hashes. Scaled down so
- * that the tiny CPU model prefills it in seconds: 16-character blocks, so the 256 dense blocks end
- * at 4 KB, and a 6 KB preamble (as a 100 KB preamble is past the 64 KB of the default
- * 256-character blocks).
+ * real llama.cpp servers: 9 conversations of 4 turns from 3 caller threads sharing one {@code
+ * LlmClient}, as applications run it, each caller sending its 3 conversations in turn. The
+ * replica that caches the preamble first is the cheapest place for every first turn, so
+ * conversations must find their homes past the preamble, or every call lands on one replica.
+ * Scaled down so that the tiny CPU model prefills it in seconds: 16-character blocks, so the 256
+ * dense blocks end at 4 KB, and a 6 KB preamble (as a 100 KB preamble is past the 64 KB of the
+ * default 256-character blocks).
  *
- * <p>One client per caller keeps the outcome a function of the prompts: within one client, which
- * conversation's first turn is sent first decides where the preamble is first cached, and that
- * is a race between the callers' threads.
+ * <p>The same workload is run under round robin and under sticky sessions ({@link
+ * RoutingPolicy#prefixHash()} keyed by the conversation), on restarted servers each time, and
+ * CacheAware is judged against them: calls spread, latency, and the share of prompt tokens the
+ * servers served from their caches by their own counters.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LongPreambleIT {
@@ -66,68 +68,100 @@ class LongPreambleIT {
     callers.awaitTermination(30, TimeUnit.SECONDS);
   }
 
-  @Test
-  void conversationsBehindALongSharedPreambleSpreadOverTheReplicas() throws Exception {
-    Map<String, Integer> cacheAware =
-        calls(() -> CacheAware.builder().blockChars(BLOCK_CHARS).build());
-    Map<String, Integer> roundRobin = calls(RoutingPolicy::roundRobin);
-    System.out.println("calls per replica behind a long preamble: CacheAware " + cacheAware
-        + ", RoundRobin " + roundRobin);
-    int total = CALLERS * CONVERSATIONS_PER_CALLER * TURNS;
-    assertThat(cacheAware.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(total);
-    // Before the whole prompt was hashed, every call went to one replica (36 of 36).
-    assertThat(cacheAware).as("replicas used").hasSizeGreaterThanOrEqualTo(2);
-    assertThat(cacheAware.values()).as("calls on the busiest replica")
-        .allMatch(n -> n <= total * 2 / 3);
+  /** What one policy did with the workload. */
+  record Run(String policy, Map<String, Integer> calls, double meanSeconds, double cachedShare) {
+    int busiest() {
+      return calls.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    int total() {
+      return calls.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%s: calls %s, mean latency %.2f s, cached %.1f%%",
+          policy, calls, meanSeconds, 100 * cachedShare);
+    }
   }
 
-  /** Runs the workload on cold servers; returns the calls each replica answered. */
-  private Map<String, Integer> calls(Supplier<RoutingPolicy> policy) throws Exception {
+  @Test
+  void conversationsBehindALongSharedPreambleSpreadOverTheReplicas() throws Exception {
+    // Each policy twice, in turns, so that a slow spell of the machine falls on all of them.
+    List<Run> cacheAware = new ArrayList<>();
+    List<Run> roundRobin = new ArrayList<>();
+    List<Run> sticky = new ArrayList<>();
+    for (int round = 0; round < 2; round++) {
+      cacheAware.add(run(() -> CacheAware.builder().blockChars(BLOCK_CHARS).build(), false));
+      roundRobin.add(run(RoutingPolicy::roundRobin, false));
+      sticky.add(run(RoutingPolicy::prefixHash, true));
+    }
+    System.out.println("behind a long preamble, one client: " + cacheAware + "; " + roundRobin
+        + "; sticky " + sticky);
+    int total = CALLERS * CONVERSATIONS_PER_CALLER * TURNS;
+    for (Run r : cacheAware) {
+      assertThat(r.total()).isEqualTo(total);
+      assertThat(r.busiest()).as("calls on the busiest replica").isLessThanOrEqualTo(total / 2);
+    }
+    assertThat(meanOf(cacheAware, Run::cachedShare)).as("cached share vs sticky sessions")
+        .isGreaterThanOrEqualTo(meanOf(sticky, Run::cachedShare) - 0.02);
+    // Measured at or below the better of the two over five runs but one (docs/engines.md); the
+    // margin is this shared machine's noise.
+    assertThat(meanOf(cacheAware, Run::meanSeconds)).as("mean latency vs the better of the others")
+        .isLessThanOrEqualTo(1.15 * Math.min(meanOf(roundRobin, Run::meanSeconds),
+            meanOf(sticky, Run::meanSeconds)));
+  }
+
+  private static double meanOf(List<Run> runs, java.util.function.ToDoubleFunction<Run> figure) {
+    return runs.stream().mapToDouble(figure).average().orElse(Double.NaN);
+  }
+
+  /**
+   * Runs the workload on restarted servers through one client of {@code policy}, keyed by the
+   * conversation if {@code keyed}.
+   */
+  private Run run(Supplier<RoutingPolicy> policy, boolean keyed) throws Exception {
     for (LlamaServers.Server s : servers) s.restart();
     String preamble = "You are a coding agent. Tools follow. " + words(new SplittableRandom(5),
         PREAMBLE_CHARS);
     EventRecorder events = new EventRecorder();
-    List<Replica> fleet = LlamaServers.replicas(servers);
-    long started = System.nanoTime();
-    List<LlmClient> clients = new ArrayList<>();
-    String name = "";
-    try {
-      for (int c = 0; c < CALLERS; c++) {
-        RoutingPolicy mine = policy.get();
-        name = mine.name();
-        clients.add(LlmClient.builder().replicas(fleet).routingPolicy(mine).listener(events)
-            .build());
-      }
+    RoutingPolicy mine = policy.get();
+    List<Long> nanos = Collections.synchronizedList(new ArrayList<>());
+    try (LlmClient client = LlmClient.builder().replicas(LlamaServers.replicas(servers))
+        .routingPolicy(mine).listener(events).build()) {
       List<Future<?>> loops = new ArrayList<>();
       for (int c = 0; c < CALLERS; c++) {
         int caller = c;
-        LlmClient client = clients.get(c);
         loops.add(callers.submit(() -> {
-          SplittableRandom mine = new SplittableRandom(200 + caller);
+          SplittableRandom text = new SplittableRandom(200 + caller);
           List<List<ChatMessage>> conversations = new ArrayList<>();
           for (int k = 0; k < CONVERSATIONS_PER_CALLER; k++) {
             conversations.add(new ArrayList<>(List.of(ChatMessage.system(preamble))));
           }
           for (int turn = 0; turn < TURNS; turn++) {
-            for (List<ChatMessage> h : conversations) {
+            for (int k = 0; k < CONVERSATIONS_PER_CALLER; k++) {
+              List<ChatMessage> h = conversations.get(k);
               h.add(ChatMessage.user("caller " + caller + " turn " + turn + ": "
-                  + words(mine, 300)));
+                  + words(text, 300)));
               ChatRequest.Builder b = ChatRequest.builder("tiny").maxTokens(8);
+              if (keyed) b.routingKey("caller " + caller + " conversation " + k);
               h.forEach(b::message);
-              h.add(ChatMessage.assistant(client.chat(b.build()).text()));
+              long start = System.nanoTime();
+              String answer = client.chat(b.build()).text();
+              nanos.add(System.nanoTime() - start);
+              h.add(ChatMessage.assistant(answer));
             }
           }
           return null;
         }));
       }
       for (Future<?> f : loops) f.get(540, TimeUnit.SECONDS);
-    } finally {
-      clients.forEach(LlmClient::close);
     }
-    System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - started) / 1e9);
     Map<String, Integer> calls = new TreeMap<>();
     for (RoutedEvent e : events.routed) calls.merge(e.replicaId(), 1, Integer::sum);
-    return calls;
+    double mean = nanos.stream().mapToLong(Long::longValue).average().orElse(0) / 1e9;
+    return new Run(mine.name() + (keyed ? " by conversation" : ""), calls, mean,
+        LlamaServers.cachedShare(servers));
   }
 
   private static String words(SplittableRandom random, int chars) {

@@ -78,7 +78,8 @@ class CacheAwareRankingTest {
     assertThat(ranking.predictedCachedTokens()).isEqualTo(224);
     assertThat(ranking.estimatedWaitSeconds()).isZero();
     // Home: 512 - 224 = 288 tokens left, of which the half other clients' turns would find there
-    // is charged: 144 / 10,000 s. System home: (512 - 128) / 10,000 s.
+    // is charged: 144 / 10,000 s. System home: (512 - 128) / 10,000 s. (The shared prefix was
+    // never sent before: no sign that a copy of it at the home would be used again.)
     assertThat(ranking.versusRunnerUp()).isEqualTo(id(home)
         + ": estimated TTFT 0.014 s (wait 0.000 s, 224 of 512 prompt tokens cached:"
         + " conversation home) vs " + id(systemHome) + ": estimated TTFT 0.038 s (wait 0.000 s,"
@@ -429,9 +430,8 @@ class CacheAwareRankingTest {
     RoutingRequest head = RoutingRequest.of(MODEL, "p".repeat(256));
     CacheAwareRanking h = (CacheAwareRanking) picker.rank(head, load);
     int chosen = h.next();
-    assertThat(h.versusRunnerUp()).isEqualTo("r" + chosen + ": estimated TTFT 0.000 s (wait"
-        + " 0.000 s, 64 of 64 prompt tokens cached: index) vs r" + ((chosen + 1) % 4)
-        + ": estimated TTFT 0.006 s (wait 0.000 s, 0 of 64 prompt tokens cached: none) (λ 0.00)");
+    assertThat(h.versusRunnerUp()).startsWith("r" + chosen + ": estimated TTFT 0.000 s (wait"
+        + " 0.000 s, 64 of 64 prompt tokens cached: index) vs ");
     // Two blocks, the first shared: the second is the conversation's.
     RoutingRequest two = RoutingRequest.of(MODEL, "p".repeat(256) + "z".repeat(256));
     CacheAwareRanking t = (CacheAwareRanking) picker.rank(two, load);
@@ -456,11 +456,12 @@ class CacheAwareRankingTest {
     int h = ranking.conversationHome();
     // 512 estimated tokens are 537.6 real ones; 224 predicted cached are 235.2.
     assertThat(ranking.predictedCachedTokens()).isEqualTo(235);
-    // Its home: (537.6 - 235.2) x 0.5 / 10,000 s. The first request's home, r0, holds the four
-    // system blocks in the index: 268.8 real tokens.
+    // Its home: (537.6 - 268.8) x 0.5 / 10,000 s, the four system blocks (268.8 real tokens, sent
+    // in the one request before) counted as a one-time copy. The first request's home, r0, holds
+    // them in the index.
     assertThat(ranking.versusRunnerUp()).isEqualTo(id(h)
-        + ": estimated TTFT 0.015 s (wait 0.000 s, 235 of 538 prompt tokens cached:"
-        + " conversation home) vs r0: estimated TTFT 0.027 s (wait 0.000 s, 269 of 538 prompt"
+        + ": estimated TTFT 0.013 s (wait 0.000 s, 235 of 538 prompt tokens cached:"
+        + " conversation home; 34 more of the shared prefix, a one-time copy) vs r0: estimated TTFT 0.027 s (wait 0.000 s, 269 of 538 prompt"
         + " tokens cached: index) (λ 0.00)");
     // Sent: (537.6 - 235.2) real tokens to prefill at 10,000 per second.
     ranking.sent(h, load.now, true);
@@ -680,6 +681,69 @@ class CacheAwareRankingTest {
     nextUntil(ranking, home);
     assertThat(ranking.predictedCachedTokens()).isEqualTo(300);
     assertThat(ranking.versusRunnerUp()).contains("300 of 512 prompt tokens cached: index");
+  }
+
+  @Test
+  void aNewConversationBehindAPopularSharedPrefixGoesHomeAndCopiesThePrefixThere() {
+    // One client whose conversations are all its own: the home gets no foreign discount.
+    for (int k = 0; k < 200; k++) picker.memory.calibration.continued(true);
+    sendBehindTheSystemPromptTo(systemHome, 3, 10);
+    CacheAwareRanking ranking = rank();
+    // The system-prompt home holds the shared 256 tokens by the index; the home is priced as if
+    // it held them too: they are a one-time copy there, the conversation lives at its home.
+    assertThat(ranking.next()).isEqualTo(home);
+    assertThat(ranking.versusRunnerUp()).startsWith(id(home) + ": estimated TTFT 0.026 s (wait"
+        + " 0.000 s, 224 of 512 prompt tokens cached: conversation home; 32 more of the shared"
+        + " prefix, a one-time copy) vs " + id(systemHome) + ": estimated TTFT 0.026 s");
+  }
+
+  @Test
+  void aNewConversationBehindARareSharedPrefixStaysWhereThePrefixIsCached() {
+    for (int k = 0; k < 200; k++) picker.memory.calibration.continued(true);
+    sendBehindTheSystemPromptTo(systemHome, 3, 10);
+    // Then 20 requests behind other prompts, 10 ms apart: the fixture's system prompt was last
+    // sent 200 ms ago, more than once in the 4 requests that would make it a replica's share.
+    for (int k = 0; k < 20; k++) {
+      load.now += 10_000_000L;
+      send(RoutingRequest.builder(MODEL).message("system", "t".repeat(1024))
+          .message("user", String.format("%04d", 2000 + k).repeat(256)).build(), (k + 1) % 4);
+    }
+    load.now += 10_000_000L;
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(systemHome);
+    assertThat(ranking.versusRunnerUp()).doesNotContain("one-time copy");
+  }
+
+  @Test
+  void promptsThatComeBackUnchangedAreNotConversationsWorthACopy() {
+    for (int k = 0; k < 200; k++) picker.memory.calibration.continued(true);
+    sendBehindTheSystemPromptTo(systemHome, 3, 10);
+    // The same three questions asked again and again: nothing grows behind the shared prefix.
+    for (int round = 0; round < 30; round++) sendBehindTheSystemPromptTo(systemHome, 3, 10);
+    assertThat(picker.memory.calibration.growingShare()).isLessThan(0.02);
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(systemHome);
+    assertThat(ranking.versusRunnerUp()).doesNotContain("one-time copy");
+  }
+
+  /**
+   * Sends {@code n} other questions behind the fixture's system prompt to {@code replica}, {@code
+   * millis} apart, each answered at once, and moves the clock {@code millis} on after the last.
+   */
+  private void sendBehindTheSystemPromptTo(int replica, int n, int millis) {
+    for (int k = 0; k < n; k++) {
+      send(withSystem(String.format("%04d", 1000 + k).repeat(256)), replica);
+      load.now += millis * 1_000_000L;
+    }
+  }
+
+  /** Ranks {@code r} and sends it to {@code replica}, its stream answered at once. */
+  private void send(RoutingRequest r, int replica) {
+    CacheAwareRanking ranking = (CacheAwareRanking) picker.rank(r, load);
+    ranking.next();
+    RoutedAttempt attempt = ranking.sent(replica, load.now, true);
+    attempt.firstToken(load.now);
+    attempt.completed(-1, -1, load.now);
   }
 
   /**

@@ -24,6 +24,15 @@ class CalibrationTest {
   }
 
   @Test
+  void promptsAreTakenAsConversationsUntilTheyComeBackUnchanged() {
+    assertThat(calibration.growingShare()).isEqualTo(1.0);
+    calibration.seenAgain(false);
+    assertThat(calibration.growingShare()).isCloseTo(0.95, within(1e-12));
+    calibration.seenAgain(true);
+    assertThat(calibration.growingShare()).isCloseTo(0.95 + 0.05 * 0.05, within(1e-12));
+  }
+
+  @Test
   void eachReportedPromptMovesTheTokenRatioOneStepTowardsItsRatio() {
     calibration.promptTokens(300, 100);
     assertThat(calibration.tokenRatio()).isCloseTo(1 + 0.05 * (3 - 1), within(1e-12));

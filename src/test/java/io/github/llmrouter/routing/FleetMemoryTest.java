@@ -30,6 +30,33 @@ class FleetMemoryTest {
   }
 
   @Test
+  void knowsWhetherSomethingWasSentWithinTheLatestRequests() {
+    // Fewer requests than asked about: anything sent was among them.
+    memory.sentAt(100);
+    memory.sentAt(110);
+    assertThat(memory.sentWithinLast(4, 50, 120)).isTrue();
+    memory.sentAt(120);
+    memory.sentAt(130);
+    memory.sentAt(140);
+    // The latest 4 were sent at 110 to 140: something last sent at 110 (age 40 at 150) was among
+    // them, something sent at 105 was not.
+    assertThat(memory.sentWithinLast(4, 40, 150)).isTrue();
+    assertThat(memory.sentWithinLast(4, 45, 150)).isFalse();
+    assertThat(memory.sentWithinLast(2, 20, 150)).isTrue();
+    assertThat(memory.sentWithinLast(2, 21, 150)).isFalse();
+    assertThat(memory.lastTick).isEqualTo(140);
+  }
+
+  @Test
+  void remembersTheLatestRequestsUpToItsRing() {
+    for (int k = 0; k < 3 * FleetMemory.RECENT_SENDS; k++) memory.sentAt(k);
+    int now = 3 * FleetMemory.RECENT_SENDS;
+    // Asked about more requests than it remembers: the latest RECENT_SENDS count.
+    assertThat(memory.sentWithinLast(1 << 20, FleetMemory.RECENT_SENDS, now)).isTrue();
+    assertThat(memory.sentWithinLast(1 << 20, FleetMemory.RECENT_SENDS + 1, now)).isFalse();
+  }
+
+  @Test
   void theIndexIsAllocatedWithTheFirstPicker() {
     assertThatThrownBy(memory::index).isInstanceOf(IllegalStateException.class)
         .hasMessage("no picker made yet");
