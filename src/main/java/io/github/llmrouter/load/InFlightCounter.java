@@ -87,7 +87,23 @@ public final class InFlightCounter {
     long capacity = r.kvCapacityTokens() >= 0 || previous == null ? r.kvCapacityTokens()
         : previous.kvCapacityTokens();
     report = new Published(r, r.waiting(), r.running(), r.awaitingFirstToken(), r.kvUsage(),
-        wait.seconds(), r.receivedNanos(), inFlight, d, wait, capacity);
+        wait.seconds(), r.receivedNanos(), inFlight, d, wait, capacity,
+        concurrency(previous, r));
+  }
+
+  /**
+   * How many requests the replica runs at once, as its reports have shown: the running batch of a
+   * report that, like the one before it, has requests waiting while no more run than before (the
+   * replica stayed full), raised by any later report of more running; -1 until then. A queue seen
+   * once may be a burst caught before the engine's next step admits it.
+   */
+  static int concurrency(@Nullable Published previous, LoadReport r) {
+    int known = previous == null ? -1 : previous.concurrency();
+    if (previous != null && r.waiting() > 0 && previous.waiting() > 0 && r.running() > 0
+        && r.running() <= previous.running()) {
+      return r.running();
+    }
+    return known > 0 ? Math.max(known, r.running()) : -1;
   }
 
   /**
@@ -97,5 +113,5 @@ public final class InFlightCounter {
   record Published(LoadReport report, int waiting, int running, int awaitingFirstToken,
       double kvUsage,
       double queueWaitSeconds, long receivedNanos, int inFlightAtReport, long dispatchedAtReport,
-      QueueWait queueWait, long kvCapacityTokens) {}
+      QueueWait queueWait, long kvCapacityTokens, int concurrency) {}
 }

@@ -74,6 +74,21 @@ public interface LoadView {
   }
 
   /**
+   * How many requests the replica runs at once, as its reports have shown: its running batch when
+   * two reports in a row showed requests waiting and no more running (it stayed full), raised by
+   * any later report of more running. Past it, a request waits for a running one to end: an
+   * engine's slots (llama.cpp), its {@code max_num_seqs}, or its KV memory, whichever binds. -1
+   * while unknown (no fresh report, or none has shown it full).
+   *
+   * @param index the replica's position in the snapshot this view describes
+   * @param now the time reports are aged against, from {@link #now()}
+   * @return the requests it runs at once, or -1 when unknown
+   */
+  default int concurrency(int index, long now) {
+    return -1;
+  }
+
+  /**
    * Requests on the replica that had not produced their first token when it last reported
    * (waiting, or running but still in prefill), every client's requests included, from a fresh
    * report; -1 when unknown. See {@link #reportAgeNanos} for how old that is.

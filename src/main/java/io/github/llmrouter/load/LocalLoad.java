@@ -207,6 +207,12 @@ public final class LocalLoad implements LoadView {
   }
 
   @Override
+  public int concurrency(int index, long now) {
+    InFlightCounter.Published p = counters[index].report();
+    return p == null || isStale(p, now) ? -1 : p.concurrency();
+  }
+
+  @Override
   public int awaitingFirstToken(int index, long now) {
     InFlightCounter.Published p = counters[index].report();
     return p == null || isStale(p, now) ? -1 : p.awaitingFirstToken();

@@ -44,12 +44,17 @@ import io.github.llmrouter.replica.ReplicaSet;
  *       run, or this client's own unfinished requests' prompts if more), else the share of a
  *       typical run after the first token (learnt from the answers) that the requests holding the
  *       excess need to end. Predicted cached tokens never exceed the capacity;</li>
+ *   <li><em>a place to run</em>: where the replica's reports have shown how many requests it runs
+ *       at once ({@link io.github.llmrouter.load.LoadView#concurrency}), a request that finds it
+ *       full waits for as many running ones to end as are ahead of it past that limit, their ends
+ *       spread over a typical run; the cost adds the longer of this and the memory wait, and the
+ *       fleet's busyness below counts it;</li>
  *   <li><em>rate</em>: the prefill rate learnt from streams, times the replica's weight, divided
  *       by how much longer its queue waits than the fleet's (a slow replica);</li>
- *   <li><em>λ</em> is the fleet's mean wait over a typical request's prefill time: the busier the
- *       fleet, the more a cached prefix is worth. When even the least busy replica has more than 2
- *       s of prefill queued, ring predictions are trusted fully, so that an overloaded fleet keeps
- *       its caches rather than balancing them away.</li>
+ *   <li><em>λ</em> is the fleet's mean wait (prefill ahead and the wait for a place to run) over a
+ *       typical request's prefill time: the busier the fleet, the more a cached prefix is worth.
+ *       When even the least busy replica has more than 2 s to wait, ring predictions are trusted
+ *       fully, so that an overloaded fleet keeps its caches rather than balancing them away.</li>
  * </ul>
  * On top, a replica whose requests awaiting their first token (every client's, from its last
  * report, or this client's own if more) exceed {@code loadFactor} times its share of the fleet's,

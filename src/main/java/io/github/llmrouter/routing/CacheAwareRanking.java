@@ -10,7 +10,10 @@ import java.util.Locale;
  * call re-reads the load. One request owns it.
  */
 final class CacheAwareRanking implements Ranking {
-  /** Seconds of prefill queued on the least busy replica that count as overload: {@value}. */
+  /**
+   * Seconds the least busy replica has to wait (prefill queued, a place to run) that count as
+   * overload: {@value}.
+   */
   static final double OVERLOAD_SECONDS = 2;
   /** Requests a replica may carry beyond its capped share: {@value}. */
   static final int LOAD_SLACK = 4;
@@ -168,8 +171,10 @@ final class CacheAwareRanking implements Ranking {
       if (seen.contains(i)) continue;
       double rate = rate(i, now);
       double wait = wait(i, now, rate);
-      waits += wait;
-      least = Math.min(least, wait);
+      // How busy the fleet is counts the wait for a place to run as well as the prefill queued.
+      double busy = wait + slotWait(i, now);
+      waits += busy;
+      least = Math.min(least, busy);
       long capacity = load.kvCapacityTokens(i, now);
       double uncached = Math.max(0, tokens - pricedCachedTokens(i, capacity));
       // What the conversation home prefills now, the conversation's next turn finds there,
@@ -179,7 +184,7 @@ final class CacheAwareRanking implements Ranking {
       double queued = awaiting(i, now);
       awaitingSum += queued;
       // The memory term only adds: it is priced for a replica that may still beat the best two.
-      if (!(second >= 0 && cost >= secondCost)) cost += memoryWait(i, now, tokens, capacity);
+      if (!(second >= 0 && cost >= secondCost)) cost += admissionWait(i, now, tokens, capacity);
       // A cost that is not a number ranks last, yet the replica stays a candidate.
       if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
       // The cap is checked only for a replica that would improve on the best two within it.
@@ -257,6 +262,32 @@ final class CacheAwareRanking implements Ranking {
   }
 
 
+
+  /**
+   * Seconds until replica {@code i} can admit a prompt of {@code tokens}: the longer of the wait
+   * for its KV memory and the wait for a place to run. Both wait for running requests to end.
+   */
+  private double admissionWait(int i, long now, double tokens, long capacity) {
+    return Math.max(memoryWait(i, now, tokens, capacity), slotWait(i, now));
+  }
+
+  /**
+   * Seconds until replica {@code i} can run one more request, where its reports have shown how
+   * many it runs at once ({@link LoadView#concurrency}): none while fewer run and wait there,
+   * else the time for as many as are ahead of it past that limit to end, their ends taken as
+   * spread evenly over one typical run. Those there are every client's from its last report (with
+   * this client's own sent since), whose ends the report's age has brought nearer, or this
+   * client's own in flight if more.
+   */
+  private double slotWait(int i, long now) {
+    int limit = load.concurrency(i, now);
+    if (limit <= 0) return 0;
+    double perEnd = picker.memory.calibration.runSeconds() / limit;
+    int own = load.inFlight(i);
+    int reported = load.reportedLoad(i, now);
+    double fromReport = (reported + 1 - limit) * perEnd - load.reportAgeNanos(i, now) * 1e-9;
+    return Math.max(0, Math.max((own + 1 - limit) * perEnd, fromReport));
+  }
 
   /**
    * Seconds until replica {@code i}'s KV memory has room for a prompt of {@code tokens}: none while
@@ -364,7 +395,7 @@ final class CacheAwareRanking implements Ranking {
   public double estimatedWaitSeconds() {
     if (chosen < 0) return Double.NaN;
     long now = load.nanoTime();
-    return wait(chosen, now, rate(chosen, now)) + memoryWait(chosen, now, promptTokens(),
+    return wait(chosen, now, rate(chosen, now)) + admissionWait(chosen, now, promptTokens(),
         load.kvCapacityTokens(chosen, now));
   }
 
@@ -381,12 +412,14 @@ final class CacheAwareRanking implements Ranking {
   private String describe(int i, double cost, long now) {
     long capacity = load.kvCapacityTokens(i, now);
     double memory = memoryWait(i, now, promptTokens(), capacity);
+    double slot = slotWait(i, now);
     double cached = cachedTokens(i, capacity);
     double priced = pricedCachedTokens(i, capacity);
     return String.format(Locale.ROOT,
         "%s: estimated TTFT %.3f s (wait %.3f s%s, %d of %d prompt tokens cached: %s%s)",
         picker.replicas.get(i).id(), cost, wait(i, now, rate(i, now)),
-        memory > 0 ? String.format(Locale.ROOT, " + %.3f s for KV memory", memory) : "",
+        memory > 0 || slot > 0 ? String.format(Locale.ROOT, " + %.3f s for %s",
+            Math.max(memory, slot), memory >= slot ? "KV memory" : "a place to run") : "",
         Math.round(cached), Math.round(promptTokens()), SOURCES[source(i)],
         priced > cached ? String.format(Locale.ROOT,
             "; %d more of the shared prefix, a one-time copy", Math.round(priced - cached)) : "");

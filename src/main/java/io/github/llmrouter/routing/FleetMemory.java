@@ -53,8 +53,8 @@ final class FleetMemory implements PrefixIndex.Slots {
   private volatile int latestReset;
   private volatile int shortestHorizon = INITIAL_HORIZON;
   /**
-   * The mean and the least prefill wait over the replicas at the latest decision, in seconds:
-   * how busy the fleet is, as the next decision takes it.
+   * The mean and the least wait over the replicas at the latest decision (prefill queued and the
+   * wait for a place to run), in seconds: how busy the fleet is, as the next decision takes it.
    */
   volatile double meanWait;
   volatile double leastWait;

@@ -164,4 +164,31 @@ class ReportedLoadTest {
     assertThat(load.effectiveQueue(0)).isEqualTo(-1);
     assertThat(load.kvUsage(0)).isEqualTo(0.97);
   }
+
+  @Test
+  void howManyAReplicaRunsAtOnceIsLearntFromTwoReportsInARowWithRequestsWaiting() {
+    // Running 3 and nothing waiting says nothing of its limit.
+    load.publish(0, new LoadReport(0, 3, 0.2, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(-1);
+    // One report with requests waiting may be a burst the engine admits at its next step.
+    load.publish(0, new LoadReport(1, 2, 0.2, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(-1);
+    // Still waiting, and no more running: it runs 2 at once (llama.cpp's slots, say).
+    load.publish(0, new LoadReport(1, 2, 0.2, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(2);
+    // Kept while it runs fewer, raised when it runs more.
+    load.publish(0, new LoadReport(0, 1, 0.2, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(2);
+    load.publish(0, new LoadReport(3, 5, 0.2, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(5);
+    // Full again at 4 (long prompts fill its KV memory sooner): 4.
+    load.publish(0, new LoadReport(2, 4, 0.9, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(4);
+    // Waiting, but running more than before: admitting, not full.
+    load.publish(0, new LoadReport(2, 6, 0.9, now.get(), LoadReport.Source.SCRAPE), false);
+    assertThat(load.concurrency(0, now.get())).isEqualTo(6);
+    // A stale report says nothing; the other replica never reported.
+    assertThat(load.concurrency(0, now.get() + 4_000_000_000L)).isEqualTo(-1);
+    assertThat(load.concurrency(1, now.get())).isEqualTo(-1);
+  }
 }

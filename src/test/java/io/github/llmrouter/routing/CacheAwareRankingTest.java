@@ -684,6 +684,57 @@ class CacheAwareRankingTest {
   }
 
   @Test
+  void aReplicaRunningAllItCanIsChargedTheWaitForRunsToEnd() {
+    // The home runs 2 at once, as its reports showed, and reports 2 running and 1 waiting: the
+    // request waits for 2 of them to end, ends spread over a typical run (2 s): 2 × 2 / 2 s.
+    load.concurrency[home] = 2;
+    load.reportedLoad[home] = 3;
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(systemHome);
+    assertThat(nextUntil(ranking, home)).as("ranked last").isEqualTo(2);
+    assertThat(ranking.estimatedWaitSeconds()).isCloseTo(2.0, within(1e-9));
+    // The fleet is now found busy (a mean 0.5 s, 5 typical prefills): λ = 5, so the home's 144
+    // tokens to prefill weigh 6 × 0.0144 s.
+    assertThat(ranking.versusRunnerUp()).startsWith("only replica left: " + id(home)
+        + ": estimated TTFT 2.086 s (wait 0.000 s + 2.000 s for a place to run, 224 of 512");
+    // Reported 0.5 s ago: runs have ended since, 0.5 s of the 2 s.
+    load.ageNanos[home] = 500_000_000L;
+    CacheAwareRanking later = rank();
+    nextUntil(later, home);
+    assertThat(later.estimatedWaitSeconds()).isCloseTo(1.5, within(1e-9));
+  }
+
+  @Test
+  void aReplicaWithAPlaceToRunIsNotCharged() {
+    // Its own requests in flight count if it reports fewer: 1 in flight, a limit of 2.
+    load.concurrency[home] = 2;
+    load.reportedLoad[home] = 0;
+    load.inFlight[home] = 1;
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(home);
+    assertThat(ranking.estimatedWaitSeconds()).isZero();
+    // A second one of its own: the request would be the third.
+    load.inFlight[home] = 2;
+    CacheAwareRanking busy = rank();
+    assertThat(busy.next()).isEqualTo(systemHome);
+  }
+
+  @Test
+  void waitsForAPlaceToRunCountInHowBusyTheFleetIs() {
+    // Every replica full with 3 more ahead: 2 s each, so even the least busy has more than the
+    // 2 s that make an overload, and the ring homes are trusted fully.
+    for (int i = 0; i < 4; i++) {
+      load.concurrency[i] = 2;
+      load.reportedLoad[i] = 4;
+    }
+    rank().next(); // the decision that finds the fleet busy
+    CacheAwareRanking ranking = rank();
+    assertThat(ranking.next()).isEqualTo(home);
+    assertThat(ranking.versusRunnerUp()).contains("overload");
+    assertThat(ranking.predictedCachedTokens()).isEqualTo(448);
+  }
+
+  @Test
   void aNewConversationBehindAPopularSharedPrefixGoesHomeAndCopiesThePrefixThere() {
     // One client whose conversations are all its own: the home gets no foreign discount.
     for (int k = 0; k < 200; k++) picker.memory.calibration.continued(true);
@@ -772,6 +823,8 @@ class CacheAwareRankingTest {
     final double[] queueWait;
     final long[] kvCapacity;
     final double[] kvUsage;
+    final int[] concurrency;
+    final int[] reportedLoad;
     long now = 1_000_000_000L;
 
     ScriptedLoad(int n) {
@@ -784,6 +837,20 @@ class CacheAwareRankingTest {
       Arrays.fill(kvCapacity, -1);
       kvUsage = new double[n];
       Arrays.fill(kvUsage, Double.NaN);
+      concurrency = new int[n];
+      Arrays.fill(concurrency, -1);
+      reportedLoad = new int[n];
+      Arrays.fill(reportedLoad, -1);
+    }
+
+    @Override
+    public int concurrency(int index, long now) {
+      return concurrency[index];
+    }
+
+    @Override
+    public int reportedLoad(int index, long now) {
+      return reportedLoad[index];
     }
 
     @Override

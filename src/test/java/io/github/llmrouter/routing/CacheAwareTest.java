@@ -272,7 +272,8 @@ class CacheAwareTest {
     LocalLoad load = load(fleet);
     RoutingRequest request = chat(MODEL, Fleets.randomText(RANDOM, 300));
     int home = picker.rank(request, load).next();
-    // Other clients have 12 requests waiting on the home: about 1.2 s of prefill.
+    // Other clients have 12 requests waiting on the home: about 1.2 s of prefill. (It runs 4;
+    // one report with a queue does not tell that 4 is all it can run.)
     load.publish(home, new LoadReport(12, 4, 12, 0.5, Double.NaN, Double.NaN, nanos.get(),
         LoadReport.Source.SCRAPE), false);
     load.publish(1 - home, new LoadReport(0, 4, 0, 0.5, Double.NaN, Double.NaN, nanos.get(),
