@@ -171,8 +171,9 @@ final class CacheAwareRanking implements Ranking {
       if (seen.contains(i)) continue;
       double rate = rate(i, now);
       double wait = wait(i, now, rate);
+      double slot = slotWait(i, now);
       // How busy the fleet is counts the wait for a place to run as well as the prefill queued.
-      double busy = wait + slotWait(i, now);
+      double busy = wait + slot;
       waits += busy;
       least = Math.min(least, busy);
       long capacity = load.kvCapacityTokens(i, now);
@@ -183,8 +184,10 @@ final class CacheAwareRanking implements Ranking {
       double cost = wait + (1 + lambda) * uncached / rate;
       double queued = awaiting(i, now);
       awaitingSum += queued;
-      // The memory term only adds: it is priced for a replica that may still beat the best two.
-      if (!(second >= 0 && cost >= secondCost)) cost += admissionWait(i, now, tokens, capacity);
+      // The admission term only adds: it is priced for a replica that may still beat the best two.
+      if (!(second >= 0 && cost >= secondCost)) {
+        cost += Math.max(memoryWait(i, now, tokens, capacity), slot);
+      }
       // A cost that is not a number ranks last, yet the replica stays a candidate.
       if (Double.isNaN(cost)) cost = Double.POSITIVE_INFINITY;
       // The cap is checked only for a replica that would improve on the best two within it.
@@ -260,8 +263,6 @@ final class CacheAwareRanking implements Ranking {
     double queued = awaiting * picker.memory.calibration.typicalUncached() / rate;
     return Math.max(0, queued - age * 1e-9);
   }
-
-
 
   /**
    * Seconds until replica {@code i} can admit a prompt of {@code tokens}: the longer of the wait

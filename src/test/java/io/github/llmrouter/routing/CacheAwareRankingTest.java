@@ -685,38 +685,40 @@ class CacheAwareRankingTest {
 
   @Test
   void aReplicaRunningAllItCanIsChargedTheWaitForRunsToEnd() {
-    // The home runs 2 at once, as its reports showed, and reports 2 running and 1 waiting: the
-    // request waits for 2 of them to end, ends spread over a typical run (2 s): 2 × 2 / 2 s.
-    load.concurrency[home] = 2;
-    load.reportedLoad[home] = 3;
+    // The home runs 4 at once, as its reports showed, and reports 4 running and 1 waiting: the
+    // request waits for 2 of them to end, ends spread over a typical run (2 s): 2 × 2 / 4 s.
+    load.concurrency[home] = 4;
+    load.reportedLoad[home] = 5;
     CacheAwareRanking ranking = rank();
     assertThat(ranking.next()).isEqualTo(systemHome);
     assertThat(nextUntil(ranking, home)).as("ranked last").isEqualTo(2);
-    assertThat(ranking.estimatedWaitSeconds()).isCloseTo(2.0, within(1e-9));
-    // The fleet is now found busy (a mean 0.5 s, 5 typical prefills): λ = 5, so the home's 144
-    // tokens to prefill weigh 6 × 0.0144 s.
+    assertThat(ranking.estimatedWaitSeconds()).isCloseTo(1.0, within(1e-9));
+    // The fleet is now found busy (a mean 0.25 s, 2.5 typical prefills): λ = 2.5, so the home's
+    // 144 tokens to prefill weigh 3.5 × 0.0144 s.
     assertThat(ranking.versusRunnerUp()).startsWith("only replica left: " + id(home)
-        + ": estimated TTFT 2.086 s (wait 0.000 s + 2.000 s for a place to run, 224 of 512");
-    // Reported 0.5 s ago: runs have ended since, 0.5 s of the 2 s.
+        + ": estimated TTFT 1.050 s (wait 0.000 s + 1.000 s for a place to run, 224 of 512");
+    // Reported 0.5 s ago: runs have ended since, 0.5 s of the 1 s.
     load.ageNanos[home] = 500_000_000L;
     CacheAwareRanking later = rank();
     nextUntil(later, home);
-    assertThat(later.estimatedWaitSeconds()).isCloseTo(1.5, within(1e-9));
+    assertThat(later.estimatedWaitSeconds()).isCloseTo(0.5, within(1e-9));
   }
 
   @Test
   void aReplicaWithAPlaceToRunIsNotCharged() {
-    // Its own requests in flight count if it reports fewer: 1 in flight, a limit of 2.
-    load.concurrency[home] = 2;
+    // Its own requests in flight count if it reports fewer: 3 in flight, a limit of 4.
+    load.concurrency[home] = 4;
     load.reportedLoad[home] = 0;
-    load.inFlight[home] = 1;
+    load.inFlight[home] = 3;
     CacheAwareRanking ranking = rank();
     assertThat(ranking.next()).isEqualTo(home);
     assertThat(ranking.estimatedWaitSeconds()).isZero();
-    // A second one of its own: the request would be the third.
-    load.inFlight[home] = 2;
+    // A fourth one of its own: the request would be the fifth, and waits for one run of four.
+    load.inFlight[home] = 4;
     CacheAwareRanking busy = rank();
     assertThat(busy.next()).isEqualTo(systemHome);
+    nextUntil(busy, home);
+    assertThat(busy.estimatedWaitSeconds()).isCloseTo(0.5, within(1e-9));
   }
 
   @Test
