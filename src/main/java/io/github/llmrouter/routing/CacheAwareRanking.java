@@ -264,50 +264,21 @@ final class CacheAwareRanking implements Ranking {
     return Math.max(0, queued - age * 1e-9);
   }
 
-  /**
-   * Seconds until replica {@code i} can admit a prompt of {@code tokens}: the longer of the wait
-   * for its KV memory and the wait for a place to run. Both wait for running requests to end.
-   */
+  /** {@link AdmissionWait#of} for replica {@code i}. */
   private double admissionWait(int i, long now, double tokens, long capacity) {
-    return Math.max(memoryWait(i, now, tokens, capacity), slotWait(i, now));
+    return AdmissionWait.of(load, i, now, tokens, capacity, picker.states[i],
+        picker.memory.calibration.runSeconds());
   }
 
-  /**
-   * Seconds until replica {@code i} can run one more request, where its reports have shown how
-   * many it runs at once ({@link LoadView#concurrency}): none while fewer run and wait there,
-   * else the time for as many as are ahead of it past that limit to end, their ends taken as
-   * spread evenly over one typical run. Those there are every client's from its last report (with
-   * this client's own sent since), whose ends the report's age has brought nearer, or this
-   * client's own in flight if more.
-   */
-  private double slotWait(int i, long now) {
-    int limit = load.concurrency(i, now);
-    if (limit <= 0) return 0;
-    double perEnd = picker.memory.calibration.runSeconds() / limit;
-    int own = load.inFlight(i);
-    int reported = load.reportedLoad(i, now);
-    double fromReport = (reported + 1 - limit) * perEnd - load.reportAgeNanos(i, now) * 1e-9;
-    return Math.max(0, Math.max((own + 1 - limit) * perEnd, fromReport));
-  }
-
-  /**
-   * Seconds until replica {@code i}'s KV memory has room for a prompt of {@code tokens}: none while
-   * it fits beside what the replica's running requests hold (every client's, from its last report,
-   * drained by the report's age over one typical run, or this client's own unfinished ones if
-   * more), else the time for the requests holding the excess to end, their ends taken as spread
-   * evenly over one typical run. None when the capacity is unknown.
-   */
+  /** {@link AdmissionWait#forMemory} for replica {@code i}. */
   private double memoryWait(int i, long now, double tokens, long capacity) {
-    if (capacity <= 0) return 0;
-    double usage = load.kvUsage(i, now);
-    double run = picker.memory.calibration.runSeconds();
-    // What the report saw running ends within about one run: it drains with the report's age.
-    double reported = Double.isNaN(usage) ? 0
-        : usage * capacity * Math.max(0, 1 - load.reportAgeNanos(i, now) * 1e-9 / run);
-    double active = Math.max(picker.states[i].activeTokens.get(), reported);
-    double excess = active + tokens - capacity;
-    if (!(excess > 0)) return 0;
-    return run * Math.min(1, excess / Math.max(1, active));
+    return AdmissionWait.forMemory(load, i, now, tokens, capacity, picker.states[i],
+        picker.memory.calibration.runSeconds());
+  }
+
+  /** {@link AdmissionWait#forPlace} for replica {@code i}. */
+  private double slotWait(int i, long now) {
+    return AdmissionWait.forPlace(load, i, now, picker.memory.calibration.runSeconds());
   }
 
   /**
@@ -315,8 +286,7 @@ final class CacheAwareRanking implements Ranking {
    * predictions, never more than the replica's KV {@code capacity} when known.
    */
   private double cachedTokens(int i, long capacity) {
-    double cached = cached(i) * picker.memory.calibration.tokenRatio();
-    return capacity > 0 ? Math.min(cached, capacity) : cached;
+    return realTokens(cached(i), capacity);
   }
 
   /**
@@ -330,19 +300,16 @@ final class CacheAwareRanking implements Ranking {
    */
   private double pricedCachedTokens(int i, long capacity) {
     double cached = cachedTokens(i, capacity);
-    if (!homeCopiesSharedPrefix(i)) return cached;
-    return Math.max(cached, picker.memory.calibration.growingShare() * sharedTokens(capacity));
+    if (i != conversationHome || !copiesShared) return cached;
+    // copiesShared holds only with a shared prefix within the prompt: systemTokens is its length.
+    return Math.max(cached,
+        picker.memory.calibration.growingShare() * realTokens(systemTokens, capacity));
   }
 
-  private boolean homeCopiesSharedPrefix(int i) {
-    return i == conversationHome && copiesShared;
-  }
-
-  /** The shared prefix's tokens, in real tokens, never more than the KV {@code capacity}. */
-  private double sharedTokens(long capacity) {
-    double t = blocks.tokensThrough(Math.min(shared, blocks.size()))
-        * picker.memory.calibration.tokenRatio();
-    return capacity > 0 ? Math.min(t, capacity) : t;
+  /** {@code estimated} tokens in real tokens as calibrated, never more than a known capacity. */
+  private double realTokens(double estimated, long capacity) {
+    double real = estimated * picker.memory.calibration.tokenRatio();
+    return capacity > 0 ? Math.min(real, capacity) : real;
   }
 
   /** Estimated tokens predicted cached on replica {@code i}: the best of the three predictions. */

@@ -461,8 +461,8 @@ class CacheAwareRankingTest {
     // them in the index.
     assertThat(ranking.versusRunnerUp()).isEqualTo(id(h)
         + ": estimated TTFT 0.013 s (wait 0.000 s, 235 of 538 prompt tokens cached:"
-        + " conversation home; 34 more of the shared prefix, a one-time copy) vs r0: estimated TTFT 0.027 s (wait 0.000 s, 269 of 538 prompt"
-        + " tokens cached: index) (λ 0.00)");
+        + " conversation home; 34 more of the shared prefix, a one-time copy) vs r0: estimated"
+        + " TTFT 0.027 s (wait 0.000 s, 269 of 538 prompt tokens cached: index) (λ 0.00)");
     // Sent: (537.6 - 235.2) real tokens to prefill at 10,000 per second.
     ranking.sent(h, load.now, true);
     assertThat(picker.states[h].ownWait(load.now)).isCloseTo(0.03024, within(1e-9));
