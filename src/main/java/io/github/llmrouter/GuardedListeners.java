@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
@@ -8,6 +9,7 @@ import io.github.llmrouter.observe.CallStartedEvent;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.ConnectionResentEvent;
 import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
@@ -75,12 +77,12 @@ final class GuardedListeners implements RoutingListener {
   }
 
   @Override
-  public void onClientStarted(LlmClient client) {
+  public void onClientStarted(FleetView client) {
     deliver("onClientStarted", client, RoutingListener::onClientStarted);
   }
 
   @Override
-  public void onClientClosed(LlmClient client) {
+  public void onClientClosed(FleetView client) {
     deliver("onClientClosed", client, RoutingListener::onClientClosed);
   }
 

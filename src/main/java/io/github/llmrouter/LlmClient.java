@@ -19,6 +19,7 @@ import io.github.llmrouter.internal.dispatch.FleetState;
 import io.github.llmrouter.internal.dispatch.RequestDispatcher;
 import io.github.llmrouter.internal.health.HealthProber;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.load.FleetSnapshots;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.LoadScraper;
@@ -26,6 +27,7 @@ import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.internal.transport.RequestScan;
 import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.observe.FleetSnapshot;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
@@ -72,8 +74,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe: share one client across the application. Close it to release its threads and
  * connections (a caller-supplied {@link OkHttpClient}'s own resources are left alone). Every
  * thread it starts is a daemon thread, so a client left unclosed never keeps the JVM alive.
+ *
+ * @since 0.2.0
  */
-public final class LlmClient implements AutoCloseable {
+public final class LlmClient implements FleetView, AutoCloseable {
   private final OkHttpClient http;
   private final boolean ownsHttp;
   private final ClientScheduler scheduler = new ClientScheduler();
@@ -280,6 +284,7 @@ public final class LlmClient implements AutoCloseable {
    * {@return the replicas this client routes to now: an immutable snapshot, empty until the
    * resolver's first answer}
    */
+  @Override
   public List<Replica> replicas() {
     return fleet.replicas().replicas();
   }
@@ -304,6 +309,7 @@ public final class LlmClient implements AutoCloseable {
    *
    * @param replicaId a {@link Replica#id()}
    */
+  @Override
   public int inFlight(String replicaId) {
     return fleet.inFlight(requireNonNull(replicaId, "replicaId"));
   }
@@ -318,8 +324,9 @@ public final class LlmClient implements AutoCloseable {
    * @return an immutable snapshot; it costs one pass over the replicas, so call it from a metrics
    *     or autoscaling loop, not per request
    */
+  @Override
   public FleetSnapshot fleet() {
-    return FleetSnapshot.of(fleet.load(), saturation, scraper == null ? 0 : scraper.failures(),
+    return FleetSnapshots.of(fleet.load(), saturation, scraper == null ? 0 : scraper.failures(),
         scraper == null ? 0 : scraper.malformedLines());
   }
 

@@ -2,12 +2,13 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.internal.util.HeaderFields;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.RoutingListener;
-import io.github.llmrouter.replica.HeaderFields;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
@@ -26,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * record values; {@link #build()} validates them all and fails with a message naming the knob and
  * its accepted range. Every knob has a default, named by a {@code DEFAULT_} constant. Not
  * thread-safe; a builder may build several clients.
+ *
+ * @since 0.2.0
  */
 public final class LlmClientBuilder {
   /** Default connect timeout: 5 s. */

@@ -2,6 +2,7 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.dispatch.FleetState;
 import io.github.llmrouter.internal.health.HealthProber;
 import io.github.llmrouter.internal.health.StatusTracker;

@@ -1,7 +1,6 @@
 /**
  * The client: {@link io.github.llmrouter.LlmClient}, built with {@link
- * io.github.llmrouter.LlmClientBuilder}, and the {@link io.github.llmrouter.Ticker} it reads time
- * from. Start here.
+ * io.github.llmrouter.LlmClientBuilder}. Start here.
  *
  * <p>Every package of the library is {@code @NullMarked}: a type is non-null unless it says
  * {@code @Nullable}.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.RetriesExhaustedException;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.AttemptFailedEvent;

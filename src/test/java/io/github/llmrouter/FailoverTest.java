@@ -1,6 +1,5 @@
 package io.github.llmrouter;
 
-import io.github.llmrouter.load.LoadMonitoring;
 import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
@@ -11,15 +10,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.RetriesExhaustedException;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.RetryPolicy;
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.internal.load.LocalLoad;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PrefixHash;
-import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.testing.EventRecorder;
 import java.net.InetAddress;

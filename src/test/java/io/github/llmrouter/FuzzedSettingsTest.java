@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.github.llmrouter.internal.load.DialectReader;
+import io.github.llmrouter.internal.load.ParsedMetrics;
+import io.github.llmrouter.internal.load.PrometheusText;
 import io.github.llmrouter.load.EngineDialect;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.ParsedMetrics;
-import io.github.llmrouter.load.PrometheusText;
 import io.github.llmrouter.replica.Replica;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -61,13 +62,13 @@ class FuzzedSettingsTest {
     ParsedMetrics metrics = PrometheusText.parse(text);
     for (EngineDialect dialect : List.of(EngineDialect.AUTO, EngineDialect.VLLM,
         EngineDialect.SGLANG, EngineDialect.TGI, EngineDialect.LLAMA_CPP)) {
-      LoadReport report = dialect.read(metrics, null, 0L);
+      LoadReport report = DialectReader.read(dialect, metrics, null, 0L);
       if (report != null) {
         assertThat(report.waiting()).isGreaterThanOrEqualTo(-1);
         assertThat(report.running()).isGreaterThanOrEqualTo(-1);
         assertThat(Double.isNaN(report.kvUsage()) || report.kvUsage() >= 0).isTrue();
       }
-      assertThatCode(() -> dialect.read(metrics, "m", 0L)).doesNotThrowAnyException();
+      assertThatCode(() -> DialectReader.read(dialect, metrics, "m", 0L)).doesNotThrowAnyException();
     }
   }
 

@@ -10,6 +10,7 @@ import io.github.llmrouter.observe.CallStartedEvent;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.ConnectionResentEvent;
 import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
@@ -42,12 +43,12 @@ class GuardedListenersTest {
     }
 
     @Override
-    public void onClientStarted(LlmClient c) {
+    public void onClientStarted(FleetView c) {
       hear("onClientStarted");
     }
 
     @Override
-    public void onClientClosed(LlmClient c) {
+    public void onClientClosed(FleetView c) {
       hear("onClientClosed");
     }
 

@@ -17,6 +17,7 @@ import io.github.llmrouter.observe.AttemptEndedEvent.Outcome;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.RequestHeaders;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -62,12 +63,12 @@ class ListenersTest {
     }
 
     @Override
-    public void onClientStarted(LlmClient client) {
+    public void onClientStarted(FleetView client) {
       add("started", client);
     }
 
     @Override
-    public void onClientClosed(LlmClient client) {
+    public void onClientClosed(FleetView client) {
       add("closed", client);
     }
 

@@ -1,6 +1,6 @@
 package io.github.llmrouter.bench;
 
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.Ranking;

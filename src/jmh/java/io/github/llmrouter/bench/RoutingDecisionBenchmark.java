@@ -1,9 +1,9 @@
 package io.github.llmrouter.bench;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.LeastLoaded;

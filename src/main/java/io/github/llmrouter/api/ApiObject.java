@@ -10,6 +10,8 @@ import java.util.Map;
  * {@code tool_calls} or {@code reasoning_content}, fields of future API versions). Extra fields
  * keep their order and are written back unchanged, so responses round-trip. Only this package's
  * types extend it.
+ *
+ * @since 0.2.0
  */
 public abstract class ApiObject {
   private Map<String, Object> extra = JsonExtras.none();

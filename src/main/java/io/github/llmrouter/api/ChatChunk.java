@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One {@code chat.completion.chunk} of a streamed chat completion. The last chunk of a stream may
  * carry only {@link #usage()} (when the server honours {@code stream_options.include_usage}).
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class ChatChunk extends ApiObject implements StreamChunk {

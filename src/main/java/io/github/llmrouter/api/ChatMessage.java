@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * parsed JSON ({@link #content()} returns a {@code List}) and {@link #text()} joins their text
  * parts. Fields this type does not model ({@code tool_calls}, {@code tool_call_id},
  * {@code reasoning_content}, …) are kept in {@link #extra()} and sent back unchanged.
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class ChatMessage extends ApiObject {

@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The client decides whether a call streams: do not set {@code stream} yourself. The
  * {@link Builder#routingKey(String) routing key} is used for routing only and never sent.
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class ChatRequest {

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * An OpenAI-compatible {@code chat.completion} response. Fields the server sent that this type does
  * not model are kept in {@link #extra()}.
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class ChatResponse extends ApiObject {

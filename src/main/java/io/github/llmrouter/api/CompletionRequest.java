@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * An OpenAI-compatible (legacy) text completion request. Immutable; build one with {@link
  * #builder(String, String)}. Prefix routing keys on the beginning of the prompt.
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class CompletionRequest {

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * An OpenAI-compatible {@code text_completion}: the whole response of a completion call, or one
  * chunk of a streamed one (the shapes are the same; a chunk's choices carry the new text).
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class CompletionResponse extends ApiObject implements StreamChunk {

@@ -10,7 +10,11 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** An OpenAI-compatible embeddings request for one or more inputs. Immutable. */
+/**
+ * An OpenAI-compatible embeddings request for one or more inputs. Immutable.
+ *
+ * @since 0.2.0
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class EmbeddingRequest {
   @JsonProperty("model")

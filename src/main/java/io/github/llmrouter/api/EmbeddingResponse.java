@@ -5,7 +5,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** An OpenAI-compatible embeddings response: one vector per input, in input order. */
+/**
+ * An OpenAI-compatible embeddings response: one vector per input, in input order.
+ *
+ * @since 0.2.0
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class EmbeddingResponse extends ApiObject {
   @JsonProperty("model")

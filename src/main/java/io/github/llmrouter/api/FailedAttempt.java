@@ -15,6 +15,8 @@ import java.util.OptionalInt;
  * @param failure what went wrong: an HTTP status ({@link ReplicaHttpException}), a connection
  *     failure ({@link ReplicaUnreachableException}), a timeout ({@link LlmTimeoutException}), a
  *     malformed answer ({@link MalformedResponseException}), ...
+ *
+ * @since 0.2.0
  */
 public record FailedAttempt(int number, String replicaId, Duration duration,
     LlmException failure) {

@@ -5,6 +5,8 @@ package io.github.llmrouter.api;
  * client-side admission queue was full or the request waited there longer than allowed. Not
  * retried by the client: the fleet is overloaded, and the caller decides (shed, degrade, retry
  * later).
+ *
+ * @since 0.2.0
  */
 public final class FleetSaturatedException extends LlmException {
   /**

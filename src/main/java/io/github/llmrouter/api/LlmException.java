@@ -40,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  * or talking to a replica failed), {@link MalformedResponseException} (an answer that is not the
  * expected JSON or SSE, or lacks what its endpoint must return) and {@link LlmTimeoutException}
  * (a replica that timed out before answering).
+ *
+ * @since 0.2.0
  */
 public class LlmException extends RuntimeException {
   /** The replica the failure concerns, or null. */

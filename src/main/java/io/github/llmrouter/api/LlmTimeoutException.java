@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * <p>When a stream times out after its first chunk, {@link #receivedChunks()} and {@link
  * #receivedText()} hold what reached the caller before, as {@link StreamInterruptedException}'s do
  * for a stream that broke.
+ *
+ * @since 0.2.0
  */
 public final class LlmTimeoutException extends LlmException {
   /** Whether another replica may answer in time. */

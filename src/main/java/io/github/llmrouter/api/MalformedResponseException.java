@@ -4,6 +4,8 @@ package io.github.llmrouter.api;
  * A replica answered 2xx with a body that is not the expected JSON or SSE, or that lacks what its
  * endpoint must return ({@code null}, {@code {}}, a chat completion without {@code choices},
  * embeddings without {@code data}). A failure of the replica: retryable on another one.
+ *
+ * @since 0.2.0
  */
 public final class MalformedResponseException extends LlmException {
   /**

@@ -2,7 +2,7 @@ package io.github.llmrouter.api;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.replica.HeaderFields;
+import io.github.llmrouter.internal.util.HeaderFields;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -38,6 +38,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Immutable and thread-safe; {@link #toString()} shows neither header values nor the body.
+ *
+ * @since 0.3.0
  */
 public final class RawRequest {
   /** The headers the HTTP layer sets itself: dropped from a raw request. */

@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * thread.
  *
  * <p>Reading the body is for one consumer; the other methods are thread-safe.
+ *
+ * @since 0.3.0
  */
 public interface RawResponse extends AutoCloseable {
   /** {@return the id of the replica that answered} */

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The server message and the body excerpt come without the secrets the client sent (see {@link
  * LlmException}): an echoed API key or header value reads {@code <redacted>}.
+ *
+ * @since 0.2.0
  */
 public final class ReplicaHttpException extends LlmException {
   /** The longest body excerpt kept: {@value} characters. */

@@ -3,6 +3,8 @@ package io.github.llmrouter.api;
 /**
  * Connecting to a replica, or reading its response before any data reached the caller, failed:
  * refused or reset connections, unknown hosts, TLS failures, a response cut short.
+ *
+ * @since 0.2.0
  */
 public final class ReplicaUnreachableException extends LlmException {
   /**

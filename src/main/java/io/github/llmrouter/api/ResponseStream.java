@@ -33,6 +33,8 @@ import java.util.stream.StreamSupport;
  * thread-safe: one consumer reads it.
  *
  * @param <T> the chunk type
+ *
+ * @since 0.2.0
  */
 public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
   /**

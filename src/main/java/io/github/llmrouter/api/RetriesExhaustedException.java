@@ -13,6 +13,8 @@ import java.util.List;
  * <p>{@link #attempts()} lists every attempt (replica, duration, failure). The cause is the last
  * attempt's failure; the earlier ones are attached as suppressed exceptions, so a logged stack
  * trace shows them all.
+ *
+ * @since 0.2.0
  */
 public final class RetriesExhaustedException extends LlmException {
   private final transient List<FailedAttempt> attempts;

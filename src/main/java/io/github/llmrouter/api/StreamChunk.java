@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
  * whether it ends the first choice. Implemented by this package's chunk types only ({@link
  * ChatChunk} for chat streams, {@link CompletionResponse} for completion streams), so a stream
  * reader needs no adapter per endpoint.
+ *
+ * @since 0.2.0
  */
 public sealed interface StreamChunk permits ChatChunk, CompletionResponse {
   /** {@return the text this chunk adds to the first choice; empty, never null, if it adds none} */

@@ -8,6 +8,8 @@ import java.util.List;
  * is never retried (the caller has already seen part of an answer that a replay would not
  * reproduce); what was received is attached. A stream that went idle instead is an {@link
  * LlmTimeoutException}, which carries what was received too.
+ *
+ * @since 0.2.0
  */
 public final class StreamInterruptedException extends LlmException {
   /** The chunks delivered before the break; not serialized. */

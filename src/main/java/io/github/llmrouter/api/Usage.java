@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
  * from the server's prefix cache ({@code prompt_tokens_details.cached_tokens}) when it says so.
  * The Responses API's names ({@code input_tokens}, {@code output_tokens}, {@code
  * input_tokens_details}) read the same.
+ *
+ * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class Usage extends ApiObject {

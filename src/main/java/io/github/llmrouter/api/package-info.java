@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible request, response and stream-chunk types, and the exceptions a call
- * throws ({@link io.github.llmrouter.api.LlmException} and its subclasses). Knows nothing about
- * replicas.
+ * throws ({@link io.github.llmrouter.api.LlmException} and its subclasses), and the {@link
+ * io.github.llmrouter.api.Ticker} a client reads time from. Knows nothing about replicas.
  */
 @NullMarked
 package io.github.llmrouter.api;

@@ -23,6 +23,8 @@ import java.time.Duration;
  *     .admission(Admission.builder().capacity(256).maxWait(Duration.ofSeconds(5)).build())
  *     .build();
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class Admission {
   /** Default queue capacity: {@value}. */

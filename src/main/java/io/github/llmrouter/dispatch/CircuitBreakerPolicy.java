@@ -21,6 +21,8 @@ import java.time.Duration;
  * LlmClient.builder().circuitBreaker(CircuitBreakerPolicy.builder()
  *     .failureRateThreshold(25).openDuration(Duration.ofSeconds(5)).build());
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class CircuitBreakerPolicy {
   /** Default failure rate that opens the breaker, in percent: {@value}. */

@@ -28,6 +28,8 @@ import java.util.TreeSet;
  * retries are always allowed so that a quiet client can still fail over. When the fleet fails
  * every request, retries stay near that ratio of the traffic instead of multiplying it by the
  * attempt count (the scheme Finagle uses).
+ *
+ * @since 0.2.0
  */
 public final class RetryPolicy {
   /** Default attempts per call, the first included: {@value}. */

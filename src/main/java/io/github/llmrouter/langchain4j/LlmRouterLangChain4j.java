@@ -45,6 +45,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Streams</b> are read on a thread of the adapter's own (daemon threads, kept for a minute
  * when idle) unless the builder is given an executor; a listener that cancels its parsing handle
  * closes the stream at the replica.
+ *
+ * @since 0.3.0
  */
 public final class LlmRouterLangChain4j {
   private LlmRouterLangChain4j() {}

@@ -49,33 +49,29 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * EngineDialect mine = EngineDialect.custom("my-engine", "queue_depth", "active_requests", null);
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class EngineDialect {
   /** vLLM (v0 and v1 metric names). */
   public static final EngineDialect VLLM = new EngineDialect("vLLM",
       List.of("vllm:num_requests_waiting"), List.of("vllm:num_requests_running"),
       List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-      List.of("vllm:request_queue_time_seconds"), "vllm:time_to_first_token_seconds_count",
-      "vllm:request_success_total", KvCapacity.VLLM_CACHE_CONFIG);
+      List.of("vllm:request_queue_time_seconds"));
   /** SGLang. */
   public static final EngineDialect SGLANG = new EngineDialect("SGLang",
       List.of("sglang:num_queue_reqs"), List.of("sglang:num_running_reqs"),
-      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"), null, null,
-      KvCapacity.gauge("sglang:max_total_num_tokens"));
+      List.of("sglang:token_usage"), List.of("sglang:queue_time_seconds"));
   /** Hugging Face Text Generation Inference. */
   public static final EngineDialect TGI = new EngineDialect("TGI", List.of("tgi_queue_size"),
-      List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"), null,
-      null, KvCapacity.NONE);
+      List.of("tgi_batch_current_size"), List.of(), List.of("tgi_request_queue_duration"));
   /** llama.cpp server ({@code --metrics}). */
   public static final EngineDialect LLAMA_CPP = new EngineDialect("llama.cpp",
       List.of("llamacpp:requests_deferred"), List.of("llamacpp:requests_processing"),
-      List.of("llamacpp:kv_cache_usage_ratio"), List.of(), null, null, KvCapacity.NONE);
+      List.of("llamacpp:kv_cache_usage_ratio"), List.of());
   /** Detects the engine from the metric names present, trying vLLM, SGLang, TGI, llama.cpp. */
   public static final EngineDialect AUTO = new EngineDialect("auto", List.of(), List.of(),
-      List.of(), List.of(), null, null, KvCapacity.NONE);
-
-  private static final List<EngineDialect> BUILT_IN = List.of(VLLM, SGLANG, TGI, LLAMA_CPP);
-  private static final String MODEL_LABEL = "model_name";
+      List.of(), List.of());
 
   private final String name;
   private final List<String> waiting;
@@ -83,22 +79,14 @@ public final class EngineDialect {
   private final List<String> kvUsage;
   /** Histogram names without the {@code _sum} / {@code _count} suffix. */
   private final List<String> queueTime;
-  /** Counters of requests that produced a first token, and that finished; null if none. */
-  private final @Nullable String firstTokens;
-  private final @Nullable String finished;
-  private final KvCapacity kvCapacity;
 
   private EngineDialect(String name, List<String> waiting, List<String> running,
-      List<String> kvUsage, List<String> queueTime, @Nullable String firstTokens,
-      @Nullable String finished, KvCapacity kvCapacity) {
+      List<String> kvUsage, List<String> queueTime) {
     this.name = name;
     this.waiting = waiting;
     this.running = running;
     this.kvUsage = kvUsage;
     this.queueTime = queueTime;
-    this.firstTokens = firstTokens;
-    this.finished = finished;
-    this.kvCapacity = kvCapacity;
   }
 
   /**
@@ -132,7 +120,7 @@ public final class EngineDialect {
     requireNonNull(name, "name");
     requireNonNull(waitingMetric, "waitingMetric");
     return new EngineDialect(name, List.of(waitingMetric), optional(runningMetric),
-        optional(kvUsageMetric), optional(queueTimeHistogram), null, null, KvCapacity.NONE);
+        optional(kvUsageMetric), optional(queueTimeHistogram));
   }
 
   private static List<String> optional(@Nullable String metric) {
@@ -145,86 +133,29 @@ public final class EngineDialect {
   }
 
   /**
-   * The built-in dialect whose waiting metric {@code metrics} contains, or null; for a concrete
-   * dialect, itself if its waiting metric is present.
-   *
-   * @param metrics a parsed scrape; not null
-   * @return the matching dialect, or null
+   * {@return the gauges of requests waiting, tried in order (the first present is read); empty
+   * for {@link #AUTO}}
    */
-  public @Nullable EngineDialect detect(ParsedMetrics metrics) {
-    requireNonNull(metrics, "metrics");
-    if (this != AUTO) return first(metrics, waiting) != null ? this : null;
-    for (EngineDialect d : BUILT_IN) {
-      if (first(metrics, d.waiting) != null) return d;
-    }
-    return null;
+  public List<String> waitingMetrics() {
+    return waiting;
+  }
+
+  /** {@return the gauges of requests running, tried in order; may be empty} */
+  public List<String> runningMetrics() {
+    return running;
+  }
+
+  /** {@return the gauges of KV-cache usage as a fraction, tried in order; may be empty} */
+  public List<String> kvUsageMetrics() {
+    return kvUsage;
   }
 
   /**
-   * The load report in {@code metrics}, or null if the engine's waiting metric is absent.
-   *
-   * @param modelName only series with this {@code model_name} label count; null for all
-   * @param metrics a parsed scrape; not null
-   * @param receivedNanos the report's time on the client's ticker
-   * @return the report, or null
+   * {@return the queue-time histograms, without the {@code _sum} / {@code _count} suffix, tried in
+   * order; may be empty}
    */
-  public @Nullable LoadReport read(ParsedMetrics metrics, @Nullable String modelName,
-      long receivedNanos) {
-    EngineDialect d = detect(metrics);
-    if (d == null) return null;
-    String label = modelName == null ? null : MODEL_LABEL;
-    String w = first(metrics, d.waiting);
-    if (w == null) return null; // not reached: detect() found it
-    String r = first(metrics, d.running);
-    String kv = first(metrics, d.kvUsage);
-    double queueTimeSum = Double.NaN;
-    double queueTimeCount = Double.NaN;
-    for (String h : d.queueTime) {
-      String sum = h + "_sum";
-      String count = h + "_count";
-      if (!metrics.has(sum) || !metrics.has(count)) continue;
-      double s = metrics.sum(sum, modelLabel(metrics, sum, label), modelName);
-      double c = metrics.sum(count, modelLabel(metrics, count, label), modelName);
-      // A broken exporter's negative or non-finite totals are simply unknown.
-      if (s >= 0 && c >= 0 && s < Double.POSITIVE_INFINITY && c < Double.POSITIVE_INFINITY) {
-        queueTimeSum = s;
-        queueTimeCount = c;
-      }
-      break;
-    }
-    int waitingCount = LoadReport.count(metrics.sum(w, modelLabel(metrics, w, label), modelName));
-    int runningCount = r == null ? -1
-        : LoadReport.count(metrics.sum(r, modelLabel(metrics, r, label), modelName));
-    int awaiting = waitingCount;
-    String firstTokens = d.firstTokens;
-    String finished = d.finished;
-    if (waitingCount >= 0 && runningCount >= 0 && firstTokens != null && finished != null
-        && metrics.has(firstTokens) && metrics.has(finished)) {
-      double decoding = metrics.sum(firstTokens, modelLabel(metrics, firstTokens, label), modelName)
-          - metrics.sum(finished, modelLabel(metrics, finished, label), modelName);
-      if (Double.isFinite(decoding)) {
-        awaiting = (int) Math.max(waitingCount, Math.min((long) waitingCount + runningCount,
-            Math.round((double) waitingCount + runningCount - Math.max(0, decoding))));
-      }
-    }
-    return new LoadReport(waitingCount, runningCount, awaiting,
-        kv == null ? Double.NaN
-            : LoadReport.fraction(metrics.mean(kv, modelLabel(metrics, kv, label), modelName)),
-        queueTimeSum, queueTimeCount, receivedNanos, LoadReport.Source.SCRAPE,
-        d.kvCapacity.read(metrics, label, modelName));
-  }
-
-  /** Filter on the model label only if the metric carries it (TGI and llama.cpp do not). */
-  static @Nullable String modelLabel(ParsedMetrics m, String metric,
-      @Nullable String label) {
-    if (label == null) return null;
-    for (MetricSample s : m.samples(metric)) if (s.label(label) != null) return label;
-    return null;
-  }
-
-  private static @Nullable String first(ParsedMetrics m, List<String> names) {
-    for (String n : names) if (m.has(n)) return n;
-    return null;
+  public List<String> queueTimeHistograms() {
+    return queueTime;
   }
 
   @Override

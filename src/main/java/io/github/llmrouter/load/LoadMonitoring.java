@@ -24,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * timeout; a replica whose {@code /metrics} fails is not declared down, its report just ages
  * until it is ignored (after {@link Builder#staleAfter(Duration) staleAfter}) and routing falls
  * back to this client's in-flight counts for it.
+ *
+ * @since 0.2.0
  */
 public final class LoadMonitoring {
   /** Default scrape interval: 1 s. */
@@ -36,6 +38,8 @@ public final class LoadMonitoring {
   public static final String DEFAULT_METRICS_PATH = "/metrics";
   /** A report is stale after this many scrape intervals by default: {@value}. */
   public static final int DEFAULT_STALE_INTERVALS = 3;
+  /** How long a report from a response header stays fresh when nothing is scraped. */
+  private static final Duration STALE_AFTER_WITHOUT_SCRAPING = Duration.ofSeconds(3);
 
   private final Duration scrapeInterval;
   private final Duration scrapeTimeout;
@@ -285,7 +289,8 @@ public final class LoadMonitoring {
             + metricsPath);
       }
       Duration stale = staleAfter != null ? staleAfter
-          : off ? LocalLoad.DEFAULT_STALE_AFTER : scrapeInterval.multipliedBy(DEFAULT_STALE_INTERVALS);
+          : off ? STALE_AFTER_WITHOUT_SCRAPING
+          : scrapeInterval.multipliedBy(DEFAULT_STALE_INTERVALS);
       if (stale.isNegative() || stale.isZero() || stale.compareTo(Duration.ofHours(1)) > 0) {
         throw new IllegalArgumentException("LoadMonitoring.staleAfter must be in (0, 1 h], got "
             + stale);

@@ -20,6 +20,8 @@ package io.github.llmrouter.load;
  * @param source where it came from
  * @param kvCapacityTokens tokens the replica's KV cache holds when full (vLLM: {@code
  *     num_gpu_blocks × block_size}; SGLang: {@code max_total_num_tokens}), or -1 if unknown
+ *
+ * @since 0.2.0
  */
 public record LoadReport(int waiting, int running, int awaitingFirstToken, double kvUsage,
     double queueTimeSum, double queueTimeCount, long receivedNanos, Source source,
@@ -125,32 +127,5 @@ public record LoadReport(int waiting, int running, int awaitingFirstToken, doubl
   /** {@return true if every field is unknown, so that the report says nothing} */
   public boolean isEmpty() {
     return waiting < 0 && running < 0 && Double.isNaN(kvUsage) && Double.isNaN(queueTimeCount);
-  }
-
-  /**
-   * A reported count as an int: -1 (unknown) for NaN, ±Inf or a negative value, which a broken
-   * exporter may send; rounded to the nearest integer and capped at {@link Integer#MAX_VALUE}.
-   */
-  static int count(double v) {
-    if (!(v >= 0) || v == Double.POSITIVE_INFINITY) return -1;
-    return v >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.round(v);
-  }
-
-  /**
-   * A reported capacity in tokens: -1 (unknown) unless finite and at least 1 (an engine with no
-   * KV cache at all does not serve); capped at {@link Long#MAX_VALUE}.
-   */
-  static long tokens(double v) {
-    if (!(v >= 1) || v == Double.POSITIVE_INFINITY) return -1;
-    return v >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.round(v);
-  }
-
-  /**
-   * A reported usage fraction: NaN (unknown) unless finite and non-negative; capped at 1, since a
-   * cache cannot be more than full.
-   */
-  static double fraction(double v) {
-    if (!(v >= 0) || v == Double.POSITIVE_INFINITY) return Double.NaN;
-    return Math.min(1.0, v);
   }
 }

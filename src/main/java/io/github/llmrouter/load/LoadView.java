@@ -5,9 +5,10 @@ package io.github.llmrouter.load;
  * indexed like the snapshot.
  *
  * <p>Implementations are read on the routing hot path: every method must be non-blocking and
- * allocation-free. The client's own view ({@link LocalLoad}) counts the requests this client has
- * in flight and combines them with the replicas' own load reports; the simulator supplies one in
- * virtual time. Views that know nothing about reports need only the two in-flight methods.
+ * allocation-free. The client's own view counts the requests this client has in flight and
+ * combines them with the replicas' own load reports; the simulator supplies one in virtual time. Views that know nothing about reports need only the two in-flight methods.
+ *
+ * @since 0.2.0
  */
 public interface LoadView {
   /**

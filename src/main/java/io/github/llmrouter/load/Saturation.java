@@ -11,6 +11,8 @@ package io.github.llmrouter.load;
  * @param queueThreshold the effective queue at which a replica is saturated, at least 1
  * @param kvUsageThreshold the KV-cache usage at which a replica is saturated, above 0 (above 1:
  *     never by its cache)
+ *
+ * @since 0.2.0
  */
 public record Saturation(int queueThreshold, double kvUsageThreshold) {
   /**

@@ -1,8 +1,10 @@
 /**
- * What the client knows about the replicas' load: its own in-flight counts and the replicas' load
- * reports (Prometheus scrapes in engine dialects, response headers), combined in a {@link
- * io.github.llmrouter.load.LoadView} that routing policies read; when a replica is saturated;
- * and how reports are collected ({@link io.github.llmrouter.load.LoadMonitoring}). No I/O here.
+ * The replicas' load as routing policies and users see it: a {@link
+ * io.github.llmrouter.load.LoadView} (the client's in-flight counts and the replicas' {@link
+ * io.github.llmrouter.load.LoadReport}s), when a replica is saturated ({@link
+ * io.github.llmrouter.load.Saturation}), and how reports are collected ({@link
+ * io.github.llmrouter.load.LoadMonitoring}, in an {@link io.github.llmrouter.load.EngineDialect}'s
+ * metric names). No I/O here.
  */
 @NullMarked
 package io.github.llmrouter.load;

@@ -1,9 +1,9 @@
 package io.github.llmrouter.micrometer;
 
-import io.github.llmrouter.LlmClient;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.FleetSnapshot;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.replica.Replica;
 import io.micrometer.core.instrument.Counter;
@@ -46,7 +46,7 @@ final class FleetGauges {
   private final Map<String, String> breakerStates = new ConcurrentHashMap<>();
   private final List<Meter> fleetGauges = new ArrayList<>();
 
-  private volatile @Nullable LlmClient client;
+  private volatile @Nullable FleetView client;
   private volatile @Nullable Snapshot snapshot;
 
   FleetGauges(MeterRegistry registry, Tags common, double targetMeanWaiting) {
@@ -60,7 +60,7 @@ final class FleetGauges {
     return members.contains(replicaId);
   }
 
-  void started(LlmClient started) {
+  void started(FleetView started) {
     synchronized (fleetGauges) {
       if (client != null) {
         throw new IllegalStateException("an LlmRouterMetrics serves one client; give each client "
@@ -81,7 +81,7 @@ final class FleetGauges {
     sync();
   }
 
-  void closed(LlmClient closed) {
+  void closed(FleetView closed) {
     synchronized (fleetGauges) {
       if (client != closed) return;
       fleetGauges.forEach(registry::remove);
@@ -152,7 +152,7 @@ final class FleetGauges {
   }
 
   private double inFlight(String replicaId) {
-    LlmClient c = client;
+    FleetView c = client;
     return c == null ? Double.NaN : c.inFlight(replicaId);
   }
 
@@ -171,7 +171,7 @@ final class FleetGauges {
     long now = System.nanoTime();
     Snapshot s = snapshot;
     if (s != null && now - s.readAt < SNAPSHOT_TTL_NANOS) return s;
-    LlmClient c = client;
+    FleetView c = client;
     if (c == null) return Snapshot.EMPTY;
     s = new Snapshot(c.fleet(), now);
     snapshot = s;

@@ -10,6 +10,7 @@ import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.FleetSnapshot;
+import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -50,6 +51,8 @@ import java.util.function.Function;
  * <p>Use one instance per client (its gauges read that client); to tell several clients apart,
  * give each its own with a common tag ({@link Builder#tags}). Thread-safe. Recording an event costs
  * a map lookup and a meter update, with no lock.
+ *
+ * @since 0.3.0
  */
 public final class LlmRouterMetrics implements RoutingListener {
   /** Distinct models tagged by name; later ones are tagged {@value #OTHER_MODEL}. */
@@ -198,12 +201,12 @@ public final class LlmRouterMetrics implements RoutingListener {
   // The fleet.
 
   @Override
-  public void onClientStarted(LlmClient started) {
+  public void onClientStarted(FleetView started) {
     fleet.started(started);
   }
 
   @Override
-  public void onClientClosed(LlmClient closed) {
+  public void onClientClosed(FleetView closed) {
     fleet.closed(closed);
   }
 

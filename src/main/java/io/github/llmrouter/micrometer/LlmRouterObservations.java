@@ -52,6 +52,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe; one instance may serve several clients. With a no-op registry it does nothing.
  * A call is held (a few hundred bytes) from its start until it and its last attempt have ended: a
  * stream its caller never closes keeps its call, as it keeps its connection.
+ *
+ * @since 0.3.0
  */
 public final class LlmRouterObservations implements RoutingListener {
   /** The name of a call's observation. */

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param responseModel the model the replica said answered, or null if it did not say
  * @param predictedCachedTokens as in {@link RoutedEvent#predictedCachedTokens()}
  * @param failure why it failed, or null unless {@code outcome} is {@link Outcome#FAILED}
+ *
+ * @since 0.3.0
  */
 public record AttemptEndedEvent(long callId, String operation, String model, int attempt,
     String replicaId, Outcome outcome, long durationNanos, long firstChunkNanos,

@@ -20,6 +20,8 @@ import java.time.Duration;
  *     reading; the call itself had succeeded, and a stream is never replayed); empty otherwise.
  *     A call may still give up after an attempt that said it would retry, when no replica is
  *     left or the only ones left asked, with {@code Retry-After}, for a pause past the deadline.
+ *
+ * @since 0.2.0
  */
 public record AttemptFailedEvent(long callId, String operation, String model, int attempt,
     String replicaId, LlmException failure, boolean willRetry, Duration backoff, String whyNot) {}

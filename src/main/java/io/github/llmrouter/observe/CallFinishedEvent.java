@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param replicaId the replica that answered, or null if none did
  * @param durationNanos from the call's start to its answer (for streams: to the first chunk)
  * @param failure the failure thrown to the caller, or null on success
+ *
+ * @since 0.2.0
  */
 public record CallFinishedEvent(long callId, String operation, String model, int attempts,
     @Nullable String replicaId, long durationNanos, @Nullable LlmException failure) {

@@ -10,5 +10,7 @@ package io.github.llmrouter.observe;
  * @param operation {@code chat}, {@code chat.stream}, {@code completion}, {@code
  *     completion.stream} or {@code embeddings}
  * @param model the requested model
+ *
+ * @since 0.3.0
  */
 public record CallStartedEvent(long callId, String operation, String model) {}

@@ -8,5 +8,7 @@ package io.github.llmrouter.observe;
  * @param from the state before
  * @param to the state after
  * @param reason why, e.g. {@code "failure rate 60.0% >= 50.0%"}
+ *
+ * @since 0.2.0
  */
 public record CircuitBreakerEvent(String replicaId, String from, String to, String reason) {}

@@ -10,5 +10,7 @@ package io.github.llmrouter.observe;
  * @param replicaId the replica
  * @param failure what the pooled connection failed with, for example {@code
  *     java.io.IOException: unexpected end of stream}
+ *
+ * @since 0.3.0
  */
 public record ConnectionResentEvent(String operation, String replicaId, String failure) {}

@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param ejections how many times the replica has been ejected, after decay (the multiplier of
  *     the base ejection time)
  * @param reason why, e.g. {@code "5 consecutive failures, last: HTTP 503"}
+ *
+ * @since 0.2.0
  */
 public record EjectionEvent(String replicaId, boolean ejected, Duration duration, int ejections,
     String reason) {}

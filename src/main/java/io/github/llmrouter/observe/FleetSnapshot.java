@@ -2,11 +2,8 @@ package io.github.llmrouter.observe;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.load.Saturation;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param kvUsageThreshold the KV usage that counts as saturated
  * @param scrapeFailures metrics scrapes that failed since the client started
  * @param malformedMetricsLines metrics lines skipped as malformed since the client started
+ *
+ * @since 0.2.0
  */
 public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, double meanWaiting,
     int reportingReplicas, int saturatedReplicas, int queueThreshold, double kvUsageThreshold,
@@ -49,45 +48,6 @@ public record FleetSnapshot(List<ReplicaLoad> replicas, long totalWaiting, doubl
    */
   public FleetSnapshot {
     replicas = List.copyOf(requireNonNull(replicas, "replicas"));
-  }
-
-  /**
-   * The snapshot of {@code load} now: one pass over its replicas.
-   *
-   * @param load a client's load view
-   * @param saturation when a replica counts as saturated
-   * @param scrapeFailures metrics scrapes that failed so far
-   * @param malformedMetricsLines metrics lines skipped as malformed so far
-   * @return an immutable snapshot
-   */
-  public static FleetSnapshot of(LocalLoad load, Saturation saturation, long scrapeFailures,
-      long malformedMetricsLines) {
-    long now = load.ticker().read();
-    int n = load.replicas().size();
-    List<ReplicaLoad> list = new ArrayList<>(n);
-    long total = 0;
-    int reporting = 0;
-    int saturated = 0;
-    for (int i = 0; i < n; i++) {
-      LoadReport last = load.lastReport(i);
-      boolean fresh = load.hasFreshReport(i);
-      int q = load.effectiveQueue(i);
-      double kv = load.kvUsage(i);
-      boolean sat = saturation.isSaturated(q, kv);
-      if (fresh && q >= 0) {
-        total += q;
-        reporting++;
-      }
-      if (sat) saturated++;
-      list.add(new ReplicaLoad(load.replicas().get(i).id(),
-          last == null ? -1 : last.waiting(), q, last == null ? -1 : last.running(), kv,
-          last == null ? null : Duration.ofNanos(Math.max(0, now - last.receivedNanos())), fresh,
-          load.inFlight(i), load.dispatchedSinceReport(i), load.completedSinceReport(i), sat,
-          load.kvCapacityTokens(i)));
-    }
-    return new FleetSnapshot(list, total, reporting == 0 ? 0 : (double) total / reporting,
-        reporting, saturated, saturation.queueThreshold(), saturation.kvUsageThreshold(),
-        scrapeFailures, malformedMetricsLines);
   }
 
   /**

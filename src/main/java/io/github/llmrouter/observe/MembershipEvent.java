@@ -8,6 +8,8 @@ package io.github.llmrouter.observe;
  * @param change what happened to it
  * @param reason where the change came from, e.g. {@code "DnsResolver: my-llm.default.svc."}
  * @param fleetSize the number of replicas after the change
+ *
+ * @since 0.2.0
  */
 public record MembershipEvent(String replicaId, Change change, String reason, int fleetSize) {
   /** What happened to a replica's membership. */

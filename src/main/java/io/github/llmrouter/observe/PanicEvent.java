@@ -8,5 +8,7 @@ package io.github.llmrouter.observe;
  * @param entered true when panic began, false when an eligible replica reappeared
  * @param fleetSize the number of replicas in the fleet
  * @param reason a few words on why
+ *
+ * @since 0.2.0
  */
 public record PanicEvent(boolean entered, int fleetSize, String reason) {}

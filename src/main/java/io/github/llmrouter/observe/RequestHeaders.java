@@ -6,6 +6,8 @@ package io.github.llmrouter.observe;
  * RoutingListener#onRouted(RoutedEvent, RequestHeaders)}, valid only during that call, and not
  * thread-safe. A header set here replaces one of the same name that the replica's configuration
  * sets.
+ *
+ * @since 0.3.0
  */
 public interface RequestHeaders {
   /**

@@ -6,5 +6,7 @@ package io.github.llmrouter.observe;
  *
  * @param resolver the resolver's name, e.g. {@code "DnsResolver: my-llm.default.svc."}
  * @param error what went wrong
+ *
+ * @since 0.2.0
  */
 public record ResolverErrorEvent(String resolver, Throwable error) {}

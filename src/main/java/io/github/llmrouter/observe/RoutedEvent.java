@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param versusRunnerUp why the replica beat the policy's runner-up, with the figures compared, or
  *     "" if the policy does not compare replicas or no listener {@linkplain
  *     RoutingListener#needsRoutingExplanation() needs it}
+ *
+ * @since 0.2.0
  */
 public record RoutedEvent(long callId, String operation, String model, int attempt,
     String replicaId, String serverAddress, int serverPort, boolean failover, String reason,

@@ -1,6 +1,5 @@
 package io.github.llmrouter.observe;
 
-import io.github.llmrouter.LlmClient;
 
 /**
  * Receives routing events: the start of every call, every replica choice with the reason for it,
@@ -32,6 +31,8 @@ import io.github.llmrouter.LlmClient;
  *     })
  *     .build();
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public interface RoutingListener {
   /** A listener that ignores everything. */
@@ -39,19 +40,19 @@ public interface RoutingListener {
 
   /**
    * The client was built and is running: a listener that reads the fleet (gauges of {@link
-   * LlmClient#fleet()}, for instance) can keep {@code client} until {@link
-   * #onClientClosed(LlmClient)}. Called once per client, on the thread that built it.
+   * FleetView#fleet()}, for instance) can keep {@code client} until {@link
+   * #onClientClosed(FleetView)}. Called once per client, on the thread that built it.
    *
    * @param client the new client; never null
    */
-  default void onClientStarted(LlmClient client) {}
+  default void onClientStarted(FleetView client) {}
 
   /**
    * The client was closed; no event follows but for calls still in progress.
    *
    * @param client the closed client; never null
    */
-  default void onClientClosed(LlmClient client) {}
+  default void onClientClosed(FleetView client) {}
 
   /**
    * A call began.

@@ -41,6 +41,8 @@ import java.util.function.Consumer;
  *
  * <p><b>Lifecycle.</b> Closing the SDK's client leaves the {@code LlmClient} open: it belongs to
  * the application, and may serve other callers.
+ *
+ * @since 0.3.0
  */
 public final class LlmRouterOpenAI {
   /** The base URL given to the SDK: only its path, {@code /v1}, is used. */

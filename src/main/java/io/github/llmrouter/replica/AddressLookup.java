@@ -11,6 +11,8 @@ import java.util.List;
  * Service's new pods show up at the next re-resolution; {@link #system()} goes through {@link
  * InetAddress}, whose positive cache ({@code networkaddress.cache.ttl}, 30 s by default) would
  * hide changes for that long.
+ *
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface AddressLookup {

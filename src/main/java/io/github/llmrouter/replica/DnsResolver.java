@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
  * ResolverErrorEvent} and retries after a backoff that doubles from the interval up to {@link
  * Builder#maxBackoff}; an answer with no address is treated as a failure too, so a DNS hiccup
  * never empties the fleet.
+ *
+ * @since 0.2.0
  */
 public final class DnsResolver implements ReplicaResolver {
   /** Default re-resolution interval: 5 s. */

@@ -17,6 +17,8 @@ import java.time.Duration;
  * LlmClient.builder().healthCheck(HealthCheck.defaults());
  * LlmClient.builder().healthCheck(HealthCheck.builder().path("/v1/models").interval(Duration.ofSeconds(2)).build());
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class HealthCheck {
   /** Default path: {@value}. */

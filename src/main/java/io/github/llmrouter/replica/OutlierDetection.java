@@ -20,6 +20,8 @@ import java.time.Duration;
  * LlmClient.builder().outlierDetection(OutlierDetection.builder()
  *     .consecutiveFailures(3).baseEjectionTime(Duration.ofSeconds(10)).build());
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class OutlierDetection {
   /** Default consecutive failures that eject: {@value}. */

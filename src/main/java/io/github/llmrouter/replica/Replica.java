@@ -2,6 +2,7 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.internal.util.HeaderFields;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>{@link #toString()} never shows header values: they may hold credentials.
+ *
+ * @since 0.2.0
  */
 public final class Replica {
   /** The default weight: {@value}. */
@@ -230,8 +233,7 @@ public final class Replica {
 
     /**
      * Adds a header sent with every request, metrics scrape and health check of this replica.
-     * {@link #build()} checks the name and value against RFC 9110 (see {@link HeaderFields}):
-     * a value read from a file with its trailing newline, for instance, fails there, with a
+     * {@link #build()} checks the name and value against RFC 9110: a value read from a file with its trailing newline, for instance, fails there, with a
      * message that names the header but never shows its value.
      *
      * @param name the header's name

@@ -2,7 +2,7 @@ package io.github.llmrouter.replica;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -31,6 +31,8 @@ import java.util.function.Supplier;
  *
  * <p>Until the first non-empty snapshot, calls wait for it (up to their deadline); see {@code
  * LlmClient.whenReady()}.
+ *
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface ReplicaResolver extends AutoCloseable {

@@ -10,6 +10,8 @@ import java.util.Map;
 /**
  * An immutable snapshot of the fleet's membership. Routing policies index replicas by their
  * position in this snapshot; a membership change produces a new snapshot, never a mutation.
+ *
+ * @since 0.2.0
  */
 public final class ReplicaSet {
   private static final ReplicaSet EMPTY = new ReplicaSet(List.of());

@@ -76,6 +76,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  *     .routingPolicy(CacheAware.builder().indexBlocks(1 << 20).build())
  *     .build();
  * }</pre>
+ *
+ * @since 0.2.0
  */
 public final class CacheAware implements RoutingPolicy {
   /** Default characters per prompt block: {@value}. */

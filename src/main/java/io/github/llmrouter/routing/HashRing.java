@@ -1,5 +1,6 @@
 package io.github.llmrouter.routing;
 
+import io.github.llmrouter.internal.util.Hashing;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.Arrays;

@@ -2,6 +2,7 @@ package io.github.llmrouter.routing;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.internal.util.Hashing;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +11,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every client of a fleet must compute the same key for the same request, so an extractor must
  * be a pure function of the request (no per-client state, no randomness).
+ *
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface KeyExtractor {

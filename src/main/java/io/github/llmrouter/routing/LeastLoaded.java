@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * takes the less loaded: nearly as balanced as a full scan, without herding every client onto the
  * same momentarily idle replica. {@link #fullScan()} examines every replica, ties broken by a
  * rotating start. Failover after the first pick goes to the least loaded replica not yet tried.
+ *
+ * @since 0.2.0
  */
 public final class LeastLoaded implements RoutingPolicy {
   private final boolean fullScan;

@@ -1,5 +1,6 @@
 package io.github.llmrouter.routing;
 
+import io.github.llmrouter.internal.util.Hashing;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;

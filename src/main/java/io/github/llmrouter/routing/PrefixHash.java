@@ -88,6 +88,8 @@ import org.jspecify.annotations.Nullable;
  * find the shortest pressure, as do 8 ring steps without a pick (the pass then also tells whether
  * any replica is within its bound at all), so a busy fleet costs one pass and a short walk, not a
  * walk round the ring.
+ *
+ * @since 0.2.0
  */
 public final class PrefixHash implements RoutingPolicy {
   /** Default load factor {@code c}: {@value}. */

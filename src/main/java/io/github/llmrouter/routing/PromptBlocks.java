@@ -2,6 +2,7 @@ package io.github.llmrouter.routing;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.internal.util.Hashing;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * canonical text of a chat is its messages in order, each message its role then its content. Each
  * message's content is cut into blocks of {@code blockChars} characters (its last block shorter),
  * so that blocks never straddle two messages and a conversation's earlier messages keep their
- * hashes as it grows. Block hashes are XXH64 ({@link Hashing}) of the block's characters, seeded
- * with the previous block's hash; a message's first block is seeded with the previous hash mixed
+ * hashes as it grows. Block hashes are XXH64 of the block's characters, seeded with the previous
+ * block's hash; a message's first block is seeded with the previous hash mixed
  * with the hash of its role; the first block's chain starts from the hash of the model name (which
  * names the LoRA adapter, if any, for servers that serve adapters as models), so models and
  * adapters never share a block. This function is part of the routing contract: every client of a
@@ -50,6 +51,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable and thread-safe; {@link #hash(int)} and {@link #tokensThrough(int)} cost a few
  * nanoseconds and allocate nothing.
+ *
+ * @since 0.2.0
  */
 public final class PromptBlocks {
   /** Default characters per block: {@value} (about 64 tokens). */
@@ -67,7 +70,7 @@ public final class PromptBlocks {
    * reference per remembered message, so the cache holds at most about 4.2 MB, and never the
    * text: a message is recognised by identity through the weak reference.
    */
-  public static final int CACHED_PIECES = MessageChains.CAPACITY;
+  static final int CACHED_PIECES = MessageChains.CAPACITY;
   /** The characters-per-token proxy of text blocks: {@value}. */
   public static final int CHARS_PER_TOKEN = 4;
   /** Seeds the hash of a role name, so that a role cannot be mistaken for content. */

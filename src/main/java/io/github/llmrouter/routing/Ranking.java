@@ -4,6 +4,8 @@ package io.github.llmrouter.routing;
  * The order in which to try replicas for one request, produced lazily: {@link #next()} is called
  * once for the first attempt and again only when an attempt fails, so a request that succeeds at
  * once pays for one pick, not for a full sort. Not thread-safe: one request owns it.
+ *
+ * @since 0.2.0
  */
 public interface Ranking {
   /**

@@ -1,5 +1,6 @@
 package io.github.llmrouter.routing;
 
+import io.github.llmrouter.internal.util.Hashing;
 import io.github.llmrouter.load.LoadView;
 
 /** Shared pieces of the built-in rankings. */

@@ -6,6 +6,8 @@ import io.github.llmrouter.load.LoadView;
  * Ranks the replicas of one membership snapshot for each request. A picker is immutable with
  * respect to membership (a membership change builds a new picker) and is called concurrently by
  * every request thread: {@link #rank} must be thread-safe, non-blocking and allocation-light.
+ *
+ * @since 0.2.0
  */
 public interface ReplicaPicker {
   /**

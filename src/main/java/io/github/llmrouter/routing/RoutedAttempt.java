@@ -9,6 +9,8 @@ package io.github.llmrouter.routing;
  * one of {@link #completed} and {@link #failed}, after at most one {@link #firstToken}, possibly
  * from other threads than the one that sent it (never concurrently). Implementations must be
  * cheap and must not throw or block: they run on the client's I/O threads.
+ *
+ * @since 0.2.0
  */
 public interface RoutedAttempt {
   /** An attempt whose outcome nobody needs. */

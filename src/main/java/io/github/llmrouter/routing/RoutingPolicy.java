@@ -18,6 +18,8 @@ import io.github.llmrouter.replica.ReplicaSet;
  * <p>Built-in policies: {@link CacheAware} (the default: lowest estimated time to first token,
  * counting what each replica has cached and queued), {@link PrefixHash} (consistent hashing with
  * bounded loads), {@link #roundRobin()}, {@link #random(long)}, {@link LeastLoaded}.
+ *
+ * @since 0.2.0
  */
 public interface RoutingPolicy {
   /**

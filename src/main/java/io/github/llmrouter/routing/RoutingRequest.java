@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe: the cached forms are immutable and computed idempotently, so a request may be
  * read from the thread of a later failover attempt.
+ *
+ * @since 0.2.0
  */
 public final class RoutingRequest {
   private static final @Nullable String[] NO_ROLE = {null};

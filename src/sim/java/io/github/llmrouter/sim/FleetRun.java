@@ -1,8 +1,8 @@
 package io.github.llmrouter.sim;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Ranking;

@@ -1,6 +1,6 @@
 package io.github.llmrouter.sim;
 
-import io.github.llmrouter.routing.Hashing;
+import io.github.llmrouter.internal.util.Hashing;
 import java.util.function.Consumer;
 
 /**

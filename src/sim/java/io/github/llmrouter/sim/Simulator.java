@@ -2,10 +2,9 @@ package io.github.llmrouter.sim;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.routing.Hashing;
+import io.github.llmrouter.internal.util.Hashing;
 import io.github.llmrouter.routing.PromptBlocks;
 import io.github.llmrouter.routing.RoutingRequest;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;

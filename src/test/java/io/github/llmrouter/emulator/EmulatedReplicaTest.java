@@ -3,8 +3,9 @@ package io.github.llmrouter.emulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.llmrouter.internal.load.DialectReader;
+import io.github.llmrouter.internal.load.PrometheusText;
 import io.github.llmrouter.load.EngineDialect;
-import io.github.llmrouter.load.PrometheusText;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -335,8 +336,8 @@ class EmulatedReplicaTest {
     assertThat(samples.get("vllm:prefix_cache_hits_total"))
         .isEqualTo(blocks * EmulatedReplica.DEFAULT_BLOCK_CHARS / 4.0);
     assertThat(samples.get("vllm:cache_config_info")).isEqualTo(1.0);
-    assertThat(io.github.llmrouter.load.EngineDialect.VLLM.read(
-            io.github.llmrouter.load.PrometheusText.parse(text), "llama", 0).kvCapacityTokens())
+    assertThat(DialectReader.read(io.github.llmrouter.load.EngineDialect.VLLM, 
+            io.github.llmrouter.internal.load.PrometheusText.parse(text), "llama", 0).kvCapacityTokens())
         .as("the KV capacity a client reads, in tokens")
         .isEqualTo((long) EmulatedReplica.DEFAULT_CACHE_BLOCKS
             * EmulatedEngine.tokens(EmulatedReplica.DEFAULT_BLOCK_CHARS));
@@ -383,7 +384,7 @@ class EmulatedReplicaTest {
         .post(RequestBody.create(chatBody("x", Map.of()), JSON_TYPE)).build()).execute()) {
       String json = response.header("endpoint-load-metrics");
       assertThat(json).startsWith("JSON {\"named_metrics\":");
-      assertThat(io.github.llmrouter.load.LoadHeaders.parseEndpointLoadMetrics(json, 0).waiting())
+      assertThat(io.github.llmrouter.internal.load.LoadHeaders.parseEndpointLoadMetrics(json, 0).waiting())
           .isZero();
     }
     try (Response response = post(r, "/v1/chat/completions", chatBody("x", Map.of()))) {

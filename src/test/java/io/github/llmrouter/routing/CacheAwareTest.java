@@ -4,9 +4,9 @@ import static io.github.llmrouter.routing.Fleets.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;
 import java.util.HashSet;

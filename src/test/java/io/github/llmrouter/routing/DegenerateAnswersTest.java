@@ -3,8 +3,8 @@ package io.github.llmrouter.routing;
 import static io.github.llmrouter.routing.Fleets.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.Ticker;
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;
 import java.util.List;

@@ -4,13 +4,13 @@ import static io.github.llmrouter.routing.Fleets.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.PromptBlocks;
-import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.github.llmrouter.testing;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

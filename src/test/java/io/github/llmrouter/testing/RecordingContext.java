@@ -1,6 +1,6 @@
 package io.github.llmrouter.testing;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.replica.ReplicaResolver;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.List;

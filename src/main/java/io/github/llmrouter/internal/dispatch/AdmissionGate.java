@@ -2,7 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.FleetSaturatedException;
 import io.github.llmrouter.dispatch.Admission;
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.Saturation;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -1,11 +1,11 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
+import io.github.llmrouter.internal.load.InFlightCounter;
 import io.github.llmrouter.internal.transport.AnswerWatch;
 import io.github.llmrouter.internal.transport.StreamEnd;
-import io.github.llmrouter.load.InFlightCounter;
 import io.github.llmrouter.observe.AttemptEndedEvent.Outcome;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutedAttempt;

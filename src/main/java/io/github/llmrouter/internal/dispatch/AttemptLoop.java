@@ -2,11 +2,11 @@ package io.github.llmrouter.internal.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.ReplicaUnreachableException;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;

@@ -2,7 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;

@@ -1,8 +1,8 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.internal.util.Hashing;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.replica.Replica;
-import io.github.llmrouter.routing.Hashing;
 import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;

@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.transport.LoadReportSink;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.RoutingPolicy;

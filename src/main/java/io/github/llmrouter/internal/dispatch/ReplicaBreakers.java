@@ -1,6 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.RoutingListener;

@@ -1,6 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,6 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;

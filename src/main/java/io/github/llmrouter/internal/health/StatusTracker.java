@@ -2,7 +2,7 @@ package io.github.llmrouter.internal.health;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;

@@ -1,7 +1,7 @@
 package io.github.llmrouter.internal.transport;
 
+import io.github.llmrouter.internal.util.HeaderFields;
 import io.github.llmrouter.observe.RequestHeaders;
-import io.github.llmrouter.replica.HeaderFields;
 import java.util.ArrayList;
 import java.util.List;
 import okhttp3.Request;

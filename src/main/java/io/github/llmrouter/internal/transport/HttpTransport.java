@@ -2,18 +2,17 @@ package io.github.llmrouter.internal.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
 import io.github.llmrouter.api.ApiObject;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.RawResponse;
-import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamChunk;
-import io.github.llmrouter.load.LoadHeaders;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.LoadHeaders;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.observe.ConnectionResentEvent;

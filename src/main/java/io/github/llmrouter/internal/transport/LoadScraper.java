@@ -2,11 +2,12 @@ package io.github.llmrouter.internal.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
-import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.DialectReader;
+import io.github.llmrouter.internal.load.ParsedMetrics;
+import io.github.llmrouter.internal.load.PrometheusText;
 import io.github.llmrouter.load.LoadMonitoring;
-import io.github.llmrouter.load.ParsedMetrics;
-import io.github.llmrouter.load.PrometheusText;
+import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
@@ -232,7 +233,8 @@ public final class LoadScraper implements AutoCloseable {
           }
           ParsedMetrics metrics = PrometheusText.parse(body);
           malformedLines.add(metrics.malformedLines());
-          LoadReport report = config.dialect().read(metrics, config.modelName(), ticker.read());
+          LoadReport report =
+              DialectReader.read(config.dialect(), metrics, config.modelName(), ticker.read());
           if (report == null) {
             failed(replica, "no " + config.dialect().name() + " queue metric in the body", done);
             return;

@@ -1,6 +1,6 @@
 package io.github.llmrouter.internal.transport;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,7 +1,7 @@
 package io.github.llmrouter.internal.transport;
 
 import io.github.llmrouter.api.ReplicaHttpException;
-import io.github.llmrouter.load.LoadHeaders;
+import io.github.llmrouter.internal.load.LoadHeaders;
 import io.github.llmrouter.replica.Replica;
 import java.io.IOException;
 import java.time.Duration;

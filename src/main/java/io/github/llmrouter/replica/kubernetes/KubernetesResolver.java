@@ -54,6 +54,8 @@ import org.slf4j.LoggerFactory;
  * out. Each address becomes the replica {@code http://ADDRESS:PORT} with id {@code ADDRESS:PORT},
  * the id a DNS or static configuration of the same pod would give it. The port is the slice port
  * named {@link Builder#portName portName}, or the slice's only (else first) port.
+ *
+ * @since 0.2.0
  */
 public final class KubernetesResolver implements ReplicaResolver {
   /** The label that ties an EndpointSlice to its Service: {@value}. */

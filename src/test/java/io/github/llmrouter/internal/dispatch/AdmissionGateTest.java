@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.FleetSaturatedException;
 import io.github.llmrouter.dispatch.Admission;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
-import io.github.llmrouter.load.LocalLoad;
 import io.github.llmrouter.testing.ManualScheduler;
 import io.github.llmrouter.testing.ManualTicker;
 import java.time.Duration;

@@ -6,10 +6,10 @@ import static org.assertj.core.data.Offset.offset;
 
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
-import io.github.llmrouter.load.LocalLoad;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
 import io.github.llmrouter.observe.RoutedEvent;
-import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.KeyExtractor;

@@ -2,7 +2,7 @@ package io.github.llmrouter.internal.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.OutlierDetection;

@@ -1,5 +1,6 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
+import io.github.llmrouter.load.LoadReport;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -67,8 +68,8 @@ public final class LoadHeaders {
       } else {
         return null;
       }
-      LoadReport r = new LoadReport(LoadReport.count(values.waiting),
-          LoadReport.count(values.running), LoadReport.fraction(values.kvUsage), receivedNanos,
+      LoadReport r = new LoadReport(ReportedValues.count(values.waiting),
+          ReportedValues.count(values.running), ReportedValues.fraction(values.kvUsage), receivedNanos,
           LoadReport.Source.HEADER);
       return r.isEmpty() ? null : r;
     } catch (RuntimeException e) {
@@ -85,7 +86,7 @@ public final class LoadHeaders {
    */
   public static @Nullable LoadReport parseQueueDepth(@Nullable String value, long receivedNanos) {
     if (value == null || value.length() > 64) return null;
-    int waiting = LoadReport.count(PrometheusText.parseValue(value.strip()));
+    int waiting = ReportedValues.count(PrometheusText.parseValue(value.strip()));
     return waiting < 0 ? null
         : new LoadReport(waiting, -1, Double.NaN, receivedNanos, LoadReport.Source.HEADER);
   }

@@ -1,4 +1,4 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +27,7 @@ interface KvCapacity {
   /** A gauge of tokens, summed over its series. */
   static KvCapacity gauge(String name) {
     return (metrics, label, modelName) ->
-        sum(metrics, name, label, modelName, s -> LoadReport.tokens(s.value()));
+        sum(metrics, name, label, modelName, s -> ReportedValues.tokens(s.value()));
   }
 
   /**
@@ -43,7 +43,7 @@ interface KvCapacity {
    */
   private static long sum(ParsedMetrics metrics, String name, @Nullable String label,
       @Nullable String modelName, ToLongFunction<MetricSample> tokens) {
-    String filter = EngineDialect.modelLabel(metrics, name, label);
+    String filter = DialectReader.modelLabel(metrics, name, label);
     long total = 0;
     boolean any = false;
     for (MetricSample s : metrics.samples(name)) {

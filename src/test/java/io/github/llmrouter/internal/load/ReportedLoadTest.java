@@ -1,8 +1,9 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;

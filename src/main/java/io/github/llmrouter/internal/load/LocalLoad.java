@@ -1,8 +1,11 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.Ticker;
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.time.Duration;
@@ -31,7 +34,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LocalLoad implements LoadView {
   /** Default staleness limit when none is given: 3 s (3 × the default scrape interval). */
-  public static final Duration DEFAULT_STALE_AFTER = Duration.ofSeconds(3);
 
   private final ReplicaSet replicas;
   private final InFlightCounter[] counters;
@@ -82,7 +84,7 @@ public final class LocalLoad implements LoadView {
    * @return a new view, sharing nothing with other views
    */
   public static LocalLoad of(ReplicaSet replicas) {
-    return of(replicas, Ticker.system(), DEFAULT_STALE_AFTER);
+    return of(replicas, Ticker.system(), LoadMonitoring.defaults().staleAfter());
   }
 
   /**

@@ -1,4 +1,4 @@
-package io.github.llmrouter;
+package io.github.llmrouter.api;
 
 /**
  * A source of monotonic time in nanoseconds: every timeout, backoff, ejection, staleness check
@@ -23,6 +23,8 @@ package io.github.llmrouter;
  *
  * <p>This is the library's own one-method interface rather than a cache library's or Guava's, so
  * that configuring a client needs no third-party type.
+ *
+ * @since 0.3.0
  */
 @FunctionalInterface
 public interface Ticker {

@@ -1,8 +1,10 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.github.llmrouter.load.EngineDialect;
+import io.github.llmrouter.load.LoadReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -83,29 +85,29 @@ class PrometheusTextTest {
   class Dialects {
     @Test
     void vllmSumsQueuesOverEnginesAndAveragesKvUsage() {
-      LoadReport r = EngineDialect.AUTO.read(PrometheusText.parse(fixture("vllm.txt")), null, 7);
+      LoadReport r = DialectReader.read(EngineDialect.AUTO, PrometheusText.parse(fixture("vllm.txt")), null, 7);
       // Queue-time histogram: _sum and _count summed over engines, buckets ignored.
       // KV capacity: each engine's num_gpu_blocks × block_size, summed.
       assertThat(r).isEqualTo(new LoadReport(5, 22, 5, 0.6, 20.0, 100.0, 7,
           LoadReport.Source.SCRAPE, (27_000 + 26_500) * 16L));
-      assertThat(EngineDialect.AUTO.detect(PrometheusText.parse(fixture("vllm.txt"))))
+      assertThat(DialectReader.detect(EngineDialect.AUTO, PrometheusText.parse(fixture("vllm.txt"))))
           .isSameAs(EngineDialect.VLLM);
     }
 
     @Test
     void olderVllmNamesAndAModelNameFilter() {
       ParsedMetrics m = PrometheusText.parse(fixture("vllm-v0-two-models.txt"));
-      assertThat(EngineDialect.VLLM.read(m, null, 0))
+      assertThat(DialectReader.read(EngineDialect.VLLM, m, null, 0))
           .isEqualTo(new LoadReport(8, 6, 0.5, 0, LoadReport.Source.SCRAPE));
-      assertThat(EngineDialect.VLLM.read(m, "llama-8b_sql-lora", 0))
+      assertThat(DialectReader.read(EngineDialect.VLLM, m, "llama-8b_sql-lora", 0))
           .isEqualTo(new LoadReport(1, 2, 0.75, 0, LoadReport.Source.SCRAPE));
     }
 
     @Test
     void sglang() {
       ParsedMetrics m = PrometheusText.parse(fixture("sglang.txt"));
-      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.SGLANG);
-      assertThat(EngineDialect.AUTO.read(m, null, 0))
+      assertThat(DialectReader.detect(EngineDialect.AUTO, m)).isSameAs(EngineDialect.SGLANG);
+      assertThat(DialectReader.read(EngineDialect.AUTO, m, null, 0))
           .isEqualTo(new LoadReport(6, 28, 6, 0.28, 2.0, 8.0, 0, LoadReport.Source.SCRAPE,
               161_721));
     }
@@ -144,21 +146,22 @@ class PrometheusTextTest {
       String two = "sglang:num_queue_reqs{model_name=\"a\"} 1\n"
           + "sglang:max_total_num_tokens{model_name=\"a\"} 1000\n"
           + "sglang:max_total_num_tokens{model_name=\"b\"} 3000\n";
-      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(two), "a", 0).kvCapacityTokens())
+      assertThat(DialectReader.read(EngineDialect.SGLANG, PrometheusText.parse(two), "a", 0).kvCapacityTokens())
           .isEqualTo(1000);
-      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(two), null, 0).kvCapacityTokens())
+      assertThat(DialectReader.read(EngineDialect.SGLANG, PrometheusText.parse(two), null, 0)
+          .kvCapacityTokens())
           .isEqualTo(4000);
     }
 
     private long capacity(EngineDialect d, String text) {
-      return d.read(PrometheusText.parse(text), null, 0).kvCapacityTokens();
+      return DialectReader.read(d, PrometheusText.parse(text), null, 0).kvCapacityTokens();
     }
 
     @Test
     void tgiHasNoKvUsageAndNoModelLabelSoAModelFilterIsIgnored() {
       ParsedMetrics m = PrometheusText.parse(fixture("tgi.txt"));
-      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.TGI);
-      LoadReport r = EngineDialect.AUTO.read(m, "any-model", 0);
+      assertThat(DialectReader.detect(EngineDialect.AUTO, m)).isSameAs(EngineDialect.TGI);
+      LoadReport r = DialectReader.read(EngineDialect.AUTO, m, "any-model", 0);
       assertThat(r.waiting()).isEqualTo(9);
       assertThat(r.running()).isEqualTo(32);
       assertThat(r.kvUsage()).isNaN();
@@ -169,23 +172,24 @@ class PrometheusTextTest {
     @Test
     void llamaCpp() {
       ParsedMetrics m = PrometheusText.parse(fixture("llamacpp.txt"));
-      assertThat(EngineDialect.AUTO.detect(m)).isSameAs(EngineDialect.LLAMA_CPP);
-      assertThat(EngineDialect.AUTO.read(m, null, 0))
+      assertThat(DialectReader.detect(EngineDialect.AUTO, m)).isSameAs(EngineDialect.LLAMA_CPP);
+      assertThat(DialectReader.read(EngineDialect.AUTO, m, null, 0))
           .isEqualTo(new LoadReport(2, 4, 0.12, 0, LoadReport.Source.SCRAPE));
     }
 
     @Test
     void aCustomMappingAndAnOverrideThatDoesNotMatch() {
       ParsedMetrics m = PrometheusText.parse("queue_depth 3\nactive 5\n");
-      assertThat(EngineDialect.AUTO.read(m, null, 0)).isNull();
+      assertThat(DialectReader.read(EngineDialect.AUTO, m, null, 0)).isNull();
       EngineDialect mine = EngineDialect.custom("mine", "queue_depth", "active", null);
-      assertThat(mine.read(m, null, 0)).isEqualTo(
+      assertThat(DialectReader.read(mine, m, null, 0)).isEqualTo(
           new LoadReport(3, 5, Double.NaN, 0, LoadReport.Source.SCRAPE));
-      assertThat(EngineDialect.SGLANG.read(PrometheusText.parse(fixture("vllm.txt")), null, 0))
+      assertThat(DialectReader.read(EngineDialect.SGLANG, PrometheusText.parse(fixture("vllm.txt")),
+          null, 0))
           .as("a forced dialect does not read another engine's names").isNull();
       ParsedMetrics h = PrometheusText.parse("queue_depth 3\nwait_sum 1.5\nwait_count 6\n");
-      LoadReport withWait = EngineDialect.custom("mine", "queue_depth", null, null, "wait")
-          .read(h, null, 0);
+      LoadReport withWait = DialectReader.read(
+          EngineDialect.custom("mine", "queue_depth", null, null, "wait"), h, null, 0);
       assertThat(withWait.queueTimeSum()).isEqualTo(1.5);
       assertThat(withWait.queueTimeCount()).isEqualTo(6.0);
     }
@@ -194,11 +198,11 @@ class PrometheusTextTest {
     void negativeNonFiniteAndOverfullValuesBecomeUnknownOrCapped() {
       ParsedMetrics m = PrometheusText.parse("vllm:num_requests_waiting -3\n"
           + "vllm:num_requests_running +Inf\nvllm:kv_cache_usage_perc 1.7\n");
-      LoadReport r = EngineDialect.AUTO.read(m, null, 0);
+      LoadReport r = DialectReader.read(EngineDialect.AUTO, m, null, 0);
       assertThat(r.waiting()).isEqualTo(-1);
       assertThat(r.running()).isEqualTo(-1);
       assertThat(r.kvUsage()).isEqualTo(1.0);
-      LoadReport badWait = EngineDialect.AUTO.read(PrometheusText.parse(
+      LoadReport badWait = DialectReader.read(EngineDialect.AUTO, PrometheusText.parse(
           "vllm:num_requests_waiting 1\nvllm:request_queue_time_seconds_sum -2\n"
               + "vllm:request_queue_time_seconds_count 5\n"), null, 0);
       assertThat(badWait.queueTimeSum()).isNaN();
@@ -247,7 +251,7 @@ class PrometheusTextTest {
       assertThatCode(() -> {
         ParsedMetrics m = PrometheusText.parse(text);
         assertThat(m.malformedLines()).isNotNegative();
-        LoadReport r = EngineDialect.AUTO.read(m, null, 0);
+        LoadReport r = DialectReader.read(EngineDialect.AUTO, m, null, 0);
         if (r != null) {
           assertThat(r.waiting()).isGreaterThanOrEqualTo(-1);
           assertThat(r.running()).isGreaterThanOrEqualTo(-1);

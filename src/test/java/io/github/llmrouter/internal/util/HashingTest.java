@@ -1,10 +1,11 @@
-package io.github.llmrouter.routing;
+package io.github.llmrouter.internal.util;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.charset.StandardCharsets.UTF_16LE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.llmrouter.routing.Fleets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

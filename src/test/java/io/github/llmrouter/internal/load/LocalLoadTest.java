@@ -1,4 +1,4 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.github.llmrouter.replica;
+package io.github.llmrouter.internal.util;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,5 +1,6 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
+import io.github.llmrouter.load.LoadReport;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,8 @@
-package io.github.llmrouter.load;
+package io.github.llmrouter.internal.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.llmrouter.load.LoadReport;
 import org.junit.jupiter.api.Test;
 
 /** Load reports carried on responses: ORCA {@code endpoint-load-metrics} and a custom header. */
