@@ -36,6 +36,7 @@ public final class ChatChunk extends ApiObject implements StreamChunk {
   }
 
   /** {@return the model that generated the chunk, or null if the server left it out} */
+  @Override
   public @Nullable String model() {
     return model;
   }
@@ -51,6 +52,7 @@ public final class ChatChunk extends ApiObject implements StreamChunk {
   }
 
   /** {@return token counts, present only on the last chunk of a stream that asked for them} */
+  @Override
   public @Nullable Usage usage() {
     return usage;
   }

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class ChatResponse extends ApiObject {
+public final class ChatResponse extends ApiObject implements ReportsUsage {
   @JsonProperty("id")
   private @Nullable String id;
 
@@ -39,6 +39,7 @@ public final class ChatResponse extends ApiObject {
   }
 
   /** {@return the model that answered, as the server named it, or null} */
+  @Override
   public @Nullable String model() {
     return model;
   }
@@ -54,6 +55,7 @@ public final class ChatResponse extends ApiObject {
   }
 
   /** {@return the token counts, or null if the server sent none} */
+  @Override
   public @Nullable Usage usage() {
     return usage;
   }

@@ -36,6 +36,7 @@ public final class CompletionResponse extends ApiObject implements StreamChunk {
   }
 
   /** {@return the model that answered, as the server named it, or null} */
+  @Override
   public @Nullable String model() {
     return model;
   }
@@ -51,6 +52,7 @@ public final class CompletionResponse extends ApiObject implements StreamChunk {
   }
 
   /** {@return the token counts, or null if the server sent none} */
+  @Override
   public @Nullable Usage usage() {
     return usage;
   }

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * @since 0.2.0
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public final class EmbeddingResponse extends ApiObject {
+public final class EmbeddingResponse extends ApiObject implements ReportsUsage {
   @JsonProperty("model")
   private @Nullable String model;
 
@@ -24,6 +24,7 @@ public final class EmbeddingResponse extends ApiObject {
   private EmbeddingResponse() {}
 
   /** {@return the model that computed the embeddings, or null} */
+  @Override
   public @Nullable String model() {
     return model;
   }
@@ -34,6 +35,7 @@ public final class EmbeddingResponse extends ApiObject {
   }
 
   /** {@return the token counts, or null if the server sent none} */
+  @Override
   public @Nullable Usage usage() {
     return usage;
   }

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.2.0
  */
-public sealed interface StreamChunk permits ChatChunk, CompletionResponse {
+public sealed interface StreamChunk extends ReportsUsage permits ChatChunk, CompletionResponse {
   /** {@return the text this chunk adds to the first choice; empty, never null, if it adds none} */
   String text();
 

@@ -5,6 +5,7 @@ import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.load.InFlightCounter;
 import io.github.llmrouter.internal.transport.AnswerWatch;
+import io.github.llmrouter.internal.transport.Reported;
 import io.github.llmrouter.internal.transport.StreamEnd;
 import io.github.llmrouter.observe.AttemptEndedEvent.Outcome;
 import io.github.llmrouter.replica.Replica;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Its {@link AttemptLoop}'s steps make and end it one at a time; a stream's end comes later, on
  * whichever thread ends the stream. The end is claimed atomically.
  */
-final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, AnswerWatch {
+final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   /** How an attempt's end is reported beyond the replica's health and the policy. */
   @FunctionalInterface
   interface Ended {
@@ -158,8 +159,8 @@ final class Attempt implements StreamEnd<Object>, ReplicaStatus.InFlight, Answer
   }
 
   @Override
-  public void completed(@Nullable Object last) {
-    answered(last, ticker.read());
+  public void completed(Reported reported) {
+    answered(reported, ticker.read());
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.internal.transport.Verdict;
 import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
@@ -223,7 +224,7 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     if (a.lost()) {
       // Its replica stopped accepting connections before answering: nothing reached the caller,
       // so the attempt fails over like any other that could not reach its replica.
-      failure = new ReplicaUnreachableException(a.replica.id(), new Eligibility.ReplicaGone());
+      failure = new ReplicaUnreachableException(a.replica.id(), new Verdict.ReplicaGone());
     }
     if (result.isCancelled()) {
       a.abandoned(ticker.read()); // says nothing about the replica

@@ -1,7 +1,5 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.api.LlmTimeoutException;
 import java.time.Duration;
 
 /**
@@ -54,13 +52,5 @@ final class Deadline {
   /** The timeout, for messages. */
   Duration timeout() {
     return Duration.ofNanos(timeoutNanos);
-  }
-
-  /**
-   * Whether {@code failure} is a call's deadline cutting an attempt short, rather than a replica
-   * that timed out (which another replica may beat).
-   */
-  static boolean cutShort(LlmException failure) {
-    return failure instanceof LlmTimeoutException && !failure.isRetryable();
   }
 }

@@ -1,16 +1,11 @@
 package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.LlmException;
-import io.github.llmrouter.api.LlmTimeoutException;
-import io.github.llmrouter.api.MalformedResponseException;
-import io.github.llmrouter.api.ReplicaHttpException;
-import io.github.llmrouter.api.ReplicaUnreachableException;
-import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.Verdict;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import java.io.IOException;
-import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -96,31 +91,37 @@ final class Eligibility {
   void record(int index, boolean permitted, long now, long durationNanos,
       @Nullable LlmException failure) {
     ReplicaStatus h = statuses[index];
-    if (failure instanceof ReplicaHttpException && maxPauseNanos > 0) {
-      Duration retryAfter = ((ReplicaHttpException) failure).retryAfter();
-      if (retryAfter != null && !retryAfter.isZero()) {
-        tracker.onRetryAfter(h, now + Math.min(retryAfter.toNanos(), maxPauseNanos));
-      }
-    }
     CircuitBreaker breaker = breakers == null || !permitted ? null : breakers[index];
     if (failure == null) {
       tracker.onSuccess(h);
       if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
-    } else if (failure instanceof ReplicaHttpException r && r.status() == 503
-        && tracker.starting(h, now)) {
+      return;
+    }
+    Verdict verdict = Verdict.of(failure);
+    Duration retryAfter = verdict.retryAfter();
+    if (retryAfter != null && !retryAfter.isZero() && maxPauseNanos > 0) {
+      tracker.onRetryAfter(h, now + Math.min(retryAfter.toNanos(), maxPauseNanos));
+    }
+    if (verdict.status() == 503 && tracker.starting(h, now)) {
       // A replica just back, still loading its model: neither an outlier nor a broken one.
       if (breaker != null) breaker.releasePermission();
-    } else if (isReplicaFault(failure)) {
-      boolean unreachable = isUnreachable(failure);
-      tracker.onFailure(h, describe(failure), unreachable);
-      if (refusedConnection(failure)) tracker.refused(h.id(), describe(failure));
-      if (breaker != null) breaker.onError(durationNanos, TimeUnit.NANOSECONDS, failure);
-    } else if (failure instanceof ReplicaHttpException) {
-      // A 4xx (429 included) is the replica judging the request: the replica itself works.
-      tracker.onSuccess(h);
-      if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
-    } else if (breaker != null) {
-      breaker.releasePermission(); // the caller's deadline or an interruption: says nothing
+      return;
+    }
+    switch (verdict.blame()) {
+      case REPLICA -> {
+        tracker.onFailure(h, verdict.label(), verdict.unreachable());
+        if (verdict.refused()) tracker.refused(h.id(), verdict.label());
+        if (breaker != null) breaker.onError(durationNanos, TimeUnit.NANOSECONDS, failure);
+      }
+      case REQUEST -> {
+        // A 4xx (429 included) is the replica judging the request: the replica itself works.
+        tracker.onSuccess(h);
+        if (breaker != null) breaker.onSuccess(durationNanos, TimeUnit.NANOSECONDS);
+      }
+      case DEADLINE, NONE -> {
+        // The caller's deadline or an interruption says nothing: a probe permission goes back.
+        if (breaker != null) breaker.releasePermission();
+      }
     }
   }
 
@@ -137,48 +138,6 @@ final class Eligibility {
   /** The status of replica {@code index}. */
   ReplicaStatus status(int index) {
     return statuses[index];
-  }
-
-  /** A failure to reach the replica at all: a connect that failed, or a replica that went away. */
-  static boolean isUnreachable(LlmException failure) {
-    return failure instanceof ReplicaUnreachableException
-        && (failure.getCause() instanceof ConnectException
-            || failure.getCause() instanceof ReplicaGone);
-  }
-
-  /** A connect the replica refused: nothing listens there. */
-  private static boolean refusedConnection(LlmException failure) {
-    return failure instanceof ReplicaUnreachableException
-        && failure.getCause() instanceof ConnectException;
-  }
-
-  /** Why an attempt in flight was abandoned: its replica stopped accepting connections. */
-  static final class ReplicaGone extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    ReplicaGone() {
-      super("stopped accepting connections before answering; failed over");
-    }
-  }
-
-  /** The failures that say something about the replica rather than the request or the caller. */
-  static boolean isReplicaFault(LlmException failure) {
-    if (failure instanceof ReplicaHttpException) {
-      return ((ReplicaHttpException) failure).status() >= 500;
-    }
-    if (failure instanceof LlmTimeoutException) return failure.isRetryable(); // not the deadline
-    return failure instanceof ReplicaUnreachableException
-        || failure instanceof MalformedResponseException;
-  }
-
-  private static String describe(LlmException failure) {
-    if (failure instanceof ReplicaHttpException) {
-      return "HTTP " + ((ReplicaHttpException) failure).status();
-    }
-    if (failure instanceof LlmTimeoutException) return "timeout";
-    if (failure instanceof MalformedResponseException) return "malformed response";
-    Throwable cause = failure.getCause();
-    return cause == null ? "unreachable" : "unreachable (" + cause.getClass().getSimpleName() + ")";
   }
 
   /** The request's position in [0, 1) for slow start; computed only when a replica is warming. */

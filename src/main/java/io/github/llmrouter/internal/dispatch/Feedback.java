@@ -1,12 +1,7 @@
 package io.github.llmrouter.internal.dispatch;
 
-import io.github.llmrouter.api.ChatChunk;
-import io.github.llmrouter.api.ChatResponse;
-import io.github.llmrouter.api.CompletionResponse;
-import io.github.llmrouter.api.EmbeddingResponse;
+import io.github.llmrouter.api.ReportsUsage;
 import io.github.llmrouter.api.Usage;
-import io.github.llmrouter.internal.transport.Reported;
-import io.github.llmrouter.internal.transport.WholeAnswer;
 import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import org.jspecify.annotations.Nullable;
@@ -15,10 +10,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells a policy what became of an attempt it ranked: that it was sent, its first token, and the
- * usage the replica reported (in a typed answer, or {@link Reported} by a raw one) (prompt tokens and cached prompt tokens), or its failure. A policy
+ * usage the replica reported (prompt tokens and cached prompt tokens; any answer is a {@link
+ * ReportsUsage}), or its failure. A policy
  * that throws is logged and ignored: learning is advice, and the call's outcome must not depend on
  * it. The {@link AttemptLoop} calls these where an attempt is sent, succeeds or fails; a stream's
- * usage is read from its last chunk when it closes.
+ * usage is what it reported when it ends.
  */
 final class Feedback {
   private static final Logger log = LoggerFactory.getLogger(Feedback.class);
@@ -74,25 +70,13 @@ final class Feedback {
     }
   }
 
-  /** The usage an answer (a response, or a stream's last chunk) reports, or null. */
+  /** The usage an answer (a response, or what a stream reported) reports, or null. */
   static @Nullable Usage usageOf(@Nullable Object value) {
-    if (value instanceof WholeAnswer w) return w.reported().usage();
-    if (value instanceof Reported r) return r.usage();
-    if (value instanceof ChatResponse r) return r.usage();
-    if (value instanceof ChatChunk c) return c.usage();
-    if (value instanceof CompletionResponse r) return r.usage();
-    if (value instanceof EmbeddingResponse r) return r.usage();
-    return null;
+    return value instanceof ReportsUsage r ? r.usage() : null;
   }
 
   /** The model an answer says answered, or null. */
   static @Nullable String modelOf(@Nullable Object value) {
-    if (value instanceof WholeAnswer w) return w.reported().model();
-    if (value instanceof Reported r) return r.model();
-    if (value instanceof ChatResponse r) return r.model();
-    if (value instanceof ChatChunk c) return c.model();
-    if (value instanceof CompletionResponse r) return r.model();
-    if (value instanceof EmbeddingResponse r) return r.model();
-    return null;
+    return value instanceof ReportsUsage r ? r.model() : null;
   }
 }

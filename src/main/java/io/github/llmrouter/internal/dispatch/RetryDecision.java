@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.internal.transport.Verdict;
 
 /**
  * What follows a failed attempt: another attempt after a backoff, or the end of the call and how it
@@ -47,8 +48,9 @@ record RetryDecision(Kind kind, long backoffNanos, String whyNot, String giveUpM
    */
   static RetryDecision after(LlmException failure, int attempt, RetryPolicy policy,
       RetryBudget budget, Deadline deadline, long now) {
-    if (Deadline.cutShort(failure)) return DEADLINE;
-    if (!failure.isRetryable()) return REJECTED;
+    Verdict verdict = Verdict.of(failure);
+    if (verdict.deadline()) return DEADLINE;
+    if (!verdict.retryable()) return REJECTED;
     if (attempt >= policy.maxAttempts()) return ATTEMPTS_EXHAUSTED;
     if (!budget.tryRetry()) return BUDGET_EXHAUSTED;
     long backoff = policy.backoff(attempt).toNanos();

@@ -165,7 +165,7 @@ public final class HttpTransport {
    * @param outcome receives the answer (never null) or the classified failure
    */
   public <T> void enqueue(Replica replica, Call call, Endpoint<T> endpoint,
-      StreamEnd<Object> end, Outcome<T> outcome) {
+      StreamEnd end, Outcome<T> outcome) {
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
@@ -210,7 +210,7 @@ public final class HttpTransport {
    * @throws LlmException the classified failure before the first chunk
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Replica replica,
-      Call call, Endpoint<T> endpoint, StreamEnd<? super T> end) {
+      Call call, Endpoint<T> endpoint, StreamEnd end) {
     Response response = send(replica, call, endpoint);
     readLoadReport(replica, response);
     try {
@@ -234,7 +234,7 @@ public final class HttpTransport {
    * @throws LlmException the classified failure before the first event
    */
   public RawResponse openRaw(Replica replica, Call call, Endpoint<?> endpoint,
-      StreamEnd<Object> end) {
+      StreamEnd end) {
     return rawStream(replica, call, send(replica, call, endpoint), end);
   }
 
@@ -305,7 +305,7 @@ public final class HttpTransport {
    * has arrived ({@link RawStream#open}); failures before it are thrown and may be retried.
    */
   private RawResponse rawStream(Replica replica, Call call, Response response,
-      StreamEnd<Object> end) {
+      StreamEnd end) {
     readLoadReport(replica, response);
     try {
       checkStatus(replica, response);

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.LlmTimeoutException;
-import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.RawResponse;
 import io.github.llmrouter.api.StreamInterruptedException;
 import io.github.llmrouter.replica.Replica;
@@ -14,8 +13,6 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Response;
 import okio.BufferedSource;
@@ -44,22 +41,16 @@ final class RawStream implements RawResponse {
   private static final ByteString FINISH_REASON = ByteString.encodeUtf8("\"finish_reason\":\"");
   private static final ByteString FINISH_REASON_SPACED = ByteString.encodeUtf8("\"finish_reason\": \"");
 
-  private final HttpTransport transport;
   private final Replica replica;
-  private final Call call;
   private final Response response;
-  private final StreamEnd<Object> end;
+  private final StreamCore core;
   private final Body body;
-  private final AtomicBoolean ended = new AtomicBoolean();
-  private volatile Reported reported = Reported.NOTHING;
 
   private RawStream(HttpTransport transport, Replica replica, Call call, Response response,
-      StreamEnd<Object> end) {
-    this.transport = transport;
+      StreamEnd end) {
     this.replica = replica;
-    this.call = call;
     this.response = response;
-    this.end = end;
+    this.core = new StreamCore(response, end, e -> transport.classify(replica, call, e));
     this.body = new Body(response.body().source());
   }
 
@@ -70,14 +61,9 @@ final class RawStream implements RawResponse {
    * retry.
    */
   static RawStream open(HttpTransport transport, Replica replica, Call call, Response response,
-      Duration idleTimeout, StreamEnd<Object> end) {
-    String contentType = response.header("Content-Type");
-    if (contentType != null && contentType.startsWith("application/json")) {
-      throw new MalformedResponseException(replica.id(), "stream (got application/json, expected "
-          + "text/event-stream)", new IOException("not an event stream"));
-    }
-    BufferedSource source = response.body().source();
-    SseReader first = new SseReader(source.peek());
+      Duration idleTimeout, StreamEnd end) {
+    StreamCore.requireEventStream(replica, response);
+    SseReader first = new SseReader(response.body().source().peek());
     String data;
     try {
       data = first.nextData();
@@ -87,7 +73,7 @@ final class RawStream implements RawResponse {
     }
     LlmException error = SseStream.errorIn(transport, replica, call, first.eventType(), data);
     if (error != null) throw error;
-    source.timeout().timeout(idleTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    StreamCore.idleFromNowOn(response, idleTimeout);
     return new RawStream(transport, replica, call, response, end);
   }
 
@@ -134,22 +120,7 @@ final class RawStream implements RawResponse {
 
   @Override
   public void close() {
-    end(null);
-  }
-
-  /**
-   * Ends the stream once: broken by {@code failure} if not null, else completed if the replica
-   * said the answer is complete, else abandoned.
-   */
-  private void end(@Nullable LlmException failure) {
-    if (!ended.compareAndSet(false, true)) return;
-    try {
-      response.close();
-    } finally {
-      if (failure != null) end.broke(failure);
-      else if (body.finished) end.completed(reported);
-      else end.abandoned();
-    }
+    core.end(null);
   }
 
   @Override
@@ -163,12 +134,6 @@ final class RawStream implements RawResponse {
     /** The current line, while it may be a usage line. */
     private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
     private boolean dropLine;
-    /**
-     * The replica said the answer is complete ({@code data: [DONE]}, a chunk with a finish
-     * reason, or the Responses API's {@code response.completed} event): a reader that stops
-     * there has read the whole answer.
-     */
-    volatile boolean finished;
 
     Body(BufferedSource source) {
       this.in = source.inputStream();
@@ -183,23 +148,18 @@ final class RawStream implements RawResponse {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      if (ended.get()) return -1;
+      if (core.ended()) return -1;
       int n;
       try {
         n = in.read(b, off, len);
       } catch (IOException e) {
-        if (ended.get()) return -1; // closed by the caller while reading
-        LlmException failure = transport.classify(replica, call, e);
-        // The call's own deadline says nothing of the replica.
-        boolean deadline = failure instanceof LlmTimeoutException && !failure.isRetryable();
-        end(deadline ? null : failure);
+        if (core.ended()) return -1; // closed by the caller while reading
+        LlmException failure = core.readFailed(e);
         throw new IOException(failure.getMessage(), failure);
       }
       if (n < 0) {
-        // An end the replica did not announce ([DONE], a finish reason, response.completed) is
-        // a connection cut mid-answer, as for a typed stream; the reader sees its end either way.
-        end(finished ? null : transport.classify(replica, call,
-            new IOException("stream ended without [DONE]")));
+        // The reader sees the end either way; the core tells a complete answer from a cut one.
+        core.bodyEnded();
         return -1;
       }
       scan(b, off, n);
@@ -208,7 +168,7 @@ final class RawStream implements RawResponse {
 
     @Override
     public int available() throws IOException {
-      return ended.get() ? 0 : in.available();
+      return core.ended() ? 0 : in.available();
     }
 
     @Override
@@ -241,18 +201,19 @@ final class RawStream implements RawResponse {
      */
     private void endOfLine(ByteString l) {
       if (l.startsWith(DONE) || l.startsWith(DONE_NO_SPACE) || l.startsWith(COMPLETED)) {
-        finished = true;
+        core.completeSaid();
         return;
       }
       if (l.size() < 6 || !l.startsWith(DATA)) return;
-      if (!finished && (l.indexOf(FINISH_REASON) >= 0 || l.indexOf(FINISH_REASON_SPACED) >= 0)) {
-        finished = true;
+      if (!core.complete()
+          && (l.indexOf(FINISH_REASON) >= 0 || l.indexOf(FINISH_REASON_SPACED) >= 0)) {
+        core.completeSaid();
       }
       if (l.indexOf(USAGE) < 0) return;
       int start = l.getByte(5) == ' ' ? 6 : 5;
       try {
         Reported r = Reported.scan(l.substring(start).toByteArray());
-        if (r.usage() != null) reported = r;
+        core.reported(r.usage(), r.model());
       } catch (JacksonException notJson) {
         // not an event this reader understands; the caller's parser will say
       }

@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.transport;
 
+import io.github.llmrouter.api.ReportsUsage;
 import io.github.llmrouter.api.Usage;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonParser;
@@ -13,7 +14,7 @@ import tools.jackson.core.JsonToken;
  * @param usage the usage, or null if the answer reported none
  * @param model the model, or null
  */
-public record Reported(@Nullable Usage usage, @Nullable String model) {
+public record Reported(@Nullable Usage usage, @Nullable String model) implements ReportsUsage {
   /** Nothing reported. */
   static final Reported NOTHING = new Reported(null, null);
 

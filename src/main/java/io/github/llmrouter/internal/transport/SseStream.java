@@ -18,11 +18,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Response;
-import okio.BufferedSource;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 
@@ -42,29 +39,24 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   private final Replica replica;
   private final String replicaId;
   private final Call call;
-  private final Response response;
   private final SseReader reader;
   private final Class<T> type;
-  private final StreamEnd<? super T> ending;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final StreamCore core;
   private final List<T> received = new ArrayList<>();
   private final StringBuilder receivedText = new StringBuilder();
   private Duration idleTimeout = Duration.ZERO;
   private @Nullable T next;
-  private boolean finished;
-  private boolean sawFinishReason;
   private boolean iterated;
 
   private SseStream(HttpTransport transport, Replica replica, Call call, Response response,
-      Class<T> type, StreamEnd<? super T> end) {
+      Class<T> type, StreamEnd end) {
     this.transport = transport;
     this.replica = replica;
     this.replicaId = replica.id();
     this.call = call;
-    this.response = response;
     this.reader = new SseReader(response.body().source());
     this.type = type;
-    this.ending = end;
+    this.core = new StreamCore(response, end, e -> transport.classify(replica, call, e));
   }
 
   /**
@@ -76,22 +68,15 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
    */
   static <T extends ApiObject & StreamChunk> SseStream<T> open(HttpTransport transport,
       Replica replica, Call call, Response response, Class<T> type, Duration idleTimeout,
-      StreamEnd<? super T> end) {
-    String replicaId = replica.id();
-    String contentType = response.header("Content-Type");
-    if (contentType != null && contentType.startsWith("application/json")) {
-      // The server ignored "stream": true (or answered an error as JSON): not an event stream.
-      throw new MalformedResponseException(replicaId, "stream (got application/json, expected "
-          + "text/event-stream)", new IOException("not an event stream"));
-    }
+      StreamEnd end) {
+    StreamCore.requireEventStream(replica, response);
     SseStream<T> stream = new SseStream<>(transport, replica, call, response, type, end);
     try {
-      stream.advance();
+      if (!stream.advance()) throw new IOException("stream ended without [DONE]");
     } catch (IOException e) {
       throw transport.classify(replica, call, e);
     }
-    BufferedSource source = response.body().source();
-    source.timeout().timeout(idleTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    StreamCore.idleFromNowOn(response, idleTimeout);
     stream.idleTimeout = idleTimeout;
     return stream;
   }
@@ -99,11 +84,6 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   @Override
   public String replicaId() {
     return replicaId;
-  }
-
-  /** The last chunk received so far, or null. */
-  private @Nullable T lastChunk() {
-    return received.isEmpty() ? null : received.get(received.size() - 1);
   }
 
   @Override
@@ -114,13 +94,16 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       @Override
       public boolean hasNext() {
         if (next != null) return true;
-        if (finished || closed.get()) return false;
+        if (core.ended()) return false;
         try {
-          advance();
+          if (!advance()) {
+            LlmException cut = core.bodyEnded();
+            if (cut != null) throw interrupted(cut);
+          }
         } catch (IOException e) {
-          throw interrupted(transport.classify(replica, call, e));
+          throw interrupted(core.readFailed(e));
         } catch (LlmException e) {
-          throw interrupted(e);
+          throw interrupted(core.ended(e));
         }
         return next != null;
       }
@@ -135,20 +118,18 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     };
   }
 
-  /** Reads the next chunk into {@link #next}, or marks the stream finished. */
-  private void advance() throws IOException {
+  /**
+   * Reads the next chunk into {@link #next}; at {@code [DONE]}, ends the stream completed. Returns
+   * false, reading nothing, if the body has ended.
+   */
+  private boolean advance() throws IOException {
     String data = reader.nextData();
-    if (data == null) {
-      // The connection ended without [DONE]. Complete if the server said why it finished;
-      // otherwise it broke.
-      if (!sawFinishReason) throw new IOException("stream ended without [DONE]");
-      finish();
-      return;
-    }
+    if (data == null) return false;
     if ("error".equals(reader.eventType())) throw errorEvent(data, Map.of());
     if (data.equals(DONE)) {
-      finish();
-      return;
+      core.completeSaid();
+      core.end(null);
+      return true;
     }
     T chunk;
     try {
@@ -162,10 +143,12 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
           new IOException("the event's data is JSON null"));
     }
     if (ErrorBodies.isError(chunk.extra())) throw errorEvent(data, chunk.extra());
-    if (chunk.finishReason() != null) sawFinishReason = true;
+    if (chunk.finishReason() != null) core.completeSaid();
+    core.reported(chunk.usage(), chunk.model());
     received.add(chunk);
     receivedText.append(chunk.text());
     next = chunk;
+    return true;
   }
 
   /**
@@ -211,24 +194,15 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
     return null;
   }
 
-  private void finish() {
-    finished = true;
-    end(null);
-  }
-
   /**
    * The exception ending the stream after its first chunk: a timeout stays an {@link
    * LlmTimeoutException} (so one catch covers every timeout), anything else is a {@link
    * StreamInterruptedException}; both carry what was received.
    */
   private LlmException interrupted(LlmException cause) {
-    // The call's own deadline says nothing of the replica; anything else is the replica's doing.
-    boolean deadline = cause instanceof LlmTimeoutException && !cause.isRetryable();
-    end(deadline ? null : cause);
     if (cause instanceof LlmTimeoutException) {
-      String what = cause.isRetryable()
-          ? "received nothing for " + idleTimeout.toMillis() + " ms (streamIdleTimeout)"
-          : "ran out of the call deadline";
+      String what = Verdict.of(cause).deadline() ? "ran out of the call deadline"
+          : "received nothing for " + idleTimeout.toMillis() + " ms (streamIdleTimeout)";
       return new LlmTimeoutException("stream from replica " + replicaId + " " + what + " after "
           + received.size() + " chunks", replicaId, cause, received, receivedText.toString());
     }
@@ -238,21 +212,6 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
   /** Closing before the end lets go of the stream: the replica is not blamed. */
   @Override
   public void close() {
-    end(null);
-  }
-
-  /**
-   * Closes the stream once and tells {@link #ending} how it ended: broken by {@code replicaFailure}
-   * if not null, else completed if the replica finished it, else abandoned.
-   */
-  private void end(@Nullable LlmException replicaFailure) {
-    if (!closed.compareAndSet(false, true)) return;
-    try {
-      response.close();
-    } finally {
-      if (replicaFailure != null) ending.broke(replicaFailure);
-      else if (finished) ending.completed(lastChunk());
-      else ending.abandoned();
-    }
+    core.end(null);
   }
 }

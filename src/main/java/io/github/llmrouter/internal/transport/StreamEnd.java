@@ -1,21 +1,19 @@
 package io.github.llmrouter.internal.transport;
 
 import io.github.llmrouter.api.LlmException;
-import org.jspecify.annotations.Nullable;
 
 /**
  * How a stream that reached its caller ended, told exactly once, on the thread that ended it: the
  * replica finished it, the replica broke it, or the caller let go of it first.
- *
- * @param <T> the chunk type
  */
-public interface StreamEnd<T> {
+public interface StreamEnd {
   /**
    * The replica finished the stream.
    *
-   * @param last the last chunk (the one that carries the usage, if the server sent it), or null
+   * @param reported what the stream reported of itself: the usage of its last event that carried
+   *     one (if the server sent it), and the model
    */
-  void completed(@Nullable T last);
+  void completed(Reported reported);
 
   /**
    * The replica broke the stream after its first chunk: the connection was cut or reset, an event

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.RawResponse;
+import io.github.llmrouter.api.ReportsUsage;
+import io.github.llmrouter.api.Usage;
 import io.github.llmrouter.replica.Replica;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -20,7 +22,7 @@ import tools.jackson.core.JacksonException;
  * body is checked to be JSON (a 2xx with a broken body is a malformed answer, failed over) and
  * read for its usage and model as it is checked. Immutable.
  */
-public final class WholeAnswer implements RawResponse {
+public final class WholeAnswer implements RawResponse, ReportsUsage {
   private final String replicaId;
   private final int status;
   private final Headers headers;
@@ -62,6 +64,16 @@ public final class WholeAnswer implements RawResponse {
   /** {@return what the body reported: usage and model} */
   public Reported reported() {
     return reported;
+  }
+
+  @Override
+  public @Nullable Usage usage() {
+    return reported.usage();
+  }
+
+  @Override
+  public @Nullable String model() {
+    return reported.model();
   }
 
   @Override

@@ -2,7 +2,6 @@ package io.github.llmrouter.internal.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.api.LlmTimeoutException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -36,12 +35,5 @@ class DeadlineTest {
     Deadline d = Deadline.after(Long.MAX_VALUE - SECOND, 10 * SECOND);
     assertThat(d.reachedBy(Long.MAX_VALUE - SECOND + 9 * SECOND)).isFalse();
     assertThat(d.remainingNanos(Long.MAX_VALUE - SECOND + 9 * SECOND)).isEqualTo(SECOND);
-  }
-
-  @Test
-  void onlyATimeoutThatIsNotRetryableIsTheCallsDeadline() {
-    assertThat(Deadline.cutShort(new LlmTimeoutException("deadline", null, null, false))).isTrue();
-    assertThat(Deadline.cutShort(new LlmTimeoutException("slow replica", "r0", null, true)))
-        .isFalse();
   }
 }

@@ -205,25 +205,6 @@ class EligibleWalkTest {
         .containsExactly("OPEN", "HALF_OPEN", "CLOSED");
   }
 
-  @Test
-  void fourHundredsAndTheCallersDeadlineAreNotTheReplicasFault() {
-    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 503, "", true, null))).isTrue();
-    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 500, "", true, null))).isTrue();
-    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 499, "", false, null))).isFalse();
-    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 429, "", true, null))).isFalse();
-    assertThat(Eligibility.isReplicaFault(new ReplicaHttpException("r", 400, "", false, null))).isFalse();
-    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.LlmTimeoutException(
-        "first byte", "r", null, true))).isTrue();
-    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.LlmTimeoutException(
-        "deadline", "r", null, false))).isFalse();
-    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.ReplicaUnreachableException(
-        "r", new java.net.ConnectException("refused")))).isTrue();
-    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.MalformedResponseException(
-        "r", "not JSON", new java.io.IOException("unexpected end")))).isTrue();
-    assertThat(Eligibility.isReplicaFault(new io.github.llmrouter.api.LlmException(
-        "cancelled by the caller"))).isFalse();
-  }
-
   /** A ranking in a fixed order, with fixed predictions. */
   private static final class InOrder implements Ranking {
     private final int[] order;
