@@ -4,14 +4,17 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.load.InFlightCounter;
+import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.AnswerWatch;
 import io.github.llmrouter.internal.transport.Reported;
 import io.github.llmrouter.internal.transport.StreamEnd;
 import io.github.llmrouter.observe.AttemptEndedEvent.Outcome;
 import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutedAttempt;
+import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.concurrent.atomic.AtomicBoolean;
-import okhttp3.Call;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,6 +47,7 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   /** The attempt's number in its call, 1 for the first. */
   final int number;
   final int index;
+  private final Pick pick;
   final Replica replica;
   final InFlightCounter counter;
   private final Eligibility eligibility;
@@ -58,30 +62,46 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   /** When a stream's first chunk arrived, or {@link Long#MIN_VALUE} before (or for no stream). */
   private volatile long firstChunkAt = Long.MIN_VALUE;
   private final AtomicBoolean over = new AtomicBoolean();
-  private volatile @Nullable Call call;
+  /** Cancels the exchange, once it is prepared. */
+  private volatile @Nullable Runnable cancel;
   private volatile boolean answering;
   private volatile boolean lost;
 
-  Attempt(int number, int index, Replica replica, InFlightCounter counter,
-      Eligibility eligibility, Ticker ticker, long startNanos, boolean permitted, Ended ended) {
+  Attempt(int number, Pick pick, Replica replica, InFlightCounter counter,
+      Eligibility eligibility, Ticker ticker, long startNanos, Ended ended) {
     this.number = number;
-    this.index = index;
+    this.index = pick.index();
+    this.pick = pick;
     this.replica = replica;
     this.counter = counter;
     this.eligibility = eligibility;
     this.ticker = ticker;
     this.startNanos = startNanos;
-    this.permitted = permitted;
+    this.permitted = pick.permitted();
     this.ended = ended;
   }
 
   /**
-   * The attempt's exchange is {@code call}: tracked by the replica's status until the attempt
-   * ends, so that it fails over if the replica stops accepting connections before answering.
+   * Sends the attempt: takes its replica's in-flight count, tells the policy through {@code
+   * ranking} that its pick was sent (a stream, if {@code streamed}: its first token will be
+   * seen), and prepares {@code exchange}, tracked by the replica's status until the attempt ends
+   * so that it is cancelled if the replica stops accepting connections before answering. The
+   * caller starts the exchange it returns.
+   *
+   * @param timeoutNanos what bounds the whole exchange (0 = none), read once the attempt holds its
+   *     count; throws if the call's deadline has passed
+   * @param headers the headers the listeners added, or null
+   * @throws LlmException if the exchange cannot be prepared (the deadline passed, or the request
+   *     cannot be built); the attempt, which holds its count, must then be failed
    */
-  void exchange(Call call) {
-    this.call = call;
+  <R> Exchange.Prepared<R> send(Ranking ranking, boolean streamed, RoutingPolicy policy,
+      Exchange<R> exchange, LongSupplier timeoutNanos, @Nullable AddedHeaders headers) {
+    counter.acquire();
+    routed = Feedback.sent(ranking, pick, ticker.read(), streamed, policy);
+    Exchange.Prepared<R> prepared = exchange.prepare(this, timeoutNanos.getAsLong(), headers);
+    cancel = prepared::cancel;
     if (!over.get()) eligibility.status(index).track(this);
+    return prepared;
   }
 
   @Override
@@ -97,8 +117,8 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   @Override
   public void replicaLost() {
     lost = true;
-    Call c = call;
-    if (c != null) c.cancel();
+    Runnable c = cancel;
+    if (c != null) c.run();
   }
 
   /** Whether the exchange was abandoned because its replica stopped accepting connections. */

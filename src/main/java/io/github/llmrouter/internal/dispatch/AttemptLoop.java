@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
-import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.AddedHeaders;
@@ -20,11 +19,11 @@ import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,15 +44,12 @@ import org.jspecify.annotations.Nullable;
  * @param <R> the call's result: an answer, or a stream
  */
 final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
-  /** {@link #nextReplica()}: wait {@link #waitNanos} for a paused replica, then ask again. */
-  private static final int WAIT = -2;
   /** {@link AttemptFailedEvent#whyNot()} for a stream broken after its first chunk. */
   static final String STREAM_BROKEN = "stream broken after its first chunk";
 
   private final RequestDispatcher dispatcher;
   private final Endpoint<?> endpoint;
   private final RoutingRequest request;
-  private final RawRequest raw;
   private final Exchange<R> exchange;
   private final boolean blocking;
   /** Whether a successful exchange keeps its in-flight counter (a stream releases it on close). */
@@ -69,8 +65,6 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private @Nullable EligibleWalk walk;
   private int attempt;
   private final FailedAttempts failures;
-  /** After {@link #WAIT}: how long until a paused replica may be asked again. */
-  private long waitNanos;
 
   /** The attempt in progress, or the last one. */
   private @Nullable Attempt current;
@@ -87,11 +81,10 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
    * @param result completed with the call's answer or final failure
    */
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      RawRequest raw, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+      Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
     this.request = request;
-    this.raw = raw;
     this.exchange = exchange;
     this.blocking = blocking;
     this.keepsCounter = endpoint.streaming();
@@ -108,8 +101,8 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      RawRequest raw, Exchange.Blocking<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, raw, Exchange.blocking(exchange), true,
+      Exchange<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, exchange, true,
         new CompletableFuture<>()).join();
   }
 
@@ -169,39 +162,35 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   /** Makes the next attempt, waits for a paused replica, or ends the call. */
   private void next() {
     if (result.isDone()) return; // cancelled while waiting
-    int index;
+    Next next;
     try {
-      index = nextReplica();
+      next = nextStep();
     } catch (LlmException end) {
       end(end);
       return;
     }
-    if (index == WAIT) {
-      after(waitNanos, this::next);
+    if (next instanceof Next.Wait w) {
+      after(w.nanos(), this::next);
       return;
     }
     Attempt a = held();
-    a.counter.acquire();
-    a.routed = Feedback.sent(requireNonNull(walk), a.index, ticker.read(), keepsCounter,
-        dispatcher.config.policy());
-    Call call;
+    Exchange.Prepared<R> prepared;
     try {
-      call = dispatcher.transport.newCall(a.replica, endpoint, raw, attemptTimeoutNanos(), a,
-          headers);
+      prepared = a.send(requireNonNull(walk).ranking(), keepsCounter, dispatcher.config.policy(),
+          exchange, this::attemptTimeoutNanos, headers);
     } catch (LlmException e) {
       // The deadline passed before the exchange could start, or the request cannot be built:
       // neither is worth another attempt, and failed() ends the call.
       failed(e);
       return;
     }
-    a.exchange(call);
     if (!blocking) {
       // Cancelling the caller's future cancels the exchange.
       result.whenComplete((v, t) -> {
-        if (result.isCancelled()) call.cancel();
+        if (result.isCancelled()) prepared.cancel();
       });
     }
-    exchange.start(a, call, this);
+    prepared.start(this);
   }
 
   @Override
@@ -266,47 +255,56 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     return a;
   }
 
+  /** What the call does next: an attempt on a pick, or a wait for a paused replica. */
+  private sealed interface Next {
+    /** An attempt on {@code pick}, the current attempt. */
+    record Go(Pick pick) implements Next {}
+
+    /** A wait of {@code nanos} for a replica paused by its {@code Retry-After}; then ask again. */
+    record Wait(long nanos) implements Next {}
+  }
+
   /**
-   * The next replica's index; or {@link #WAIT} when the only replicas left are paused by their
+   * The next attempt, made current; or a wait when the only replicas left are paused by their
    * {@code Retry-After} and the first of them is free before the deadline; or throws the call's
    * final failure if none is left.
    */
-  private int nextReplica() {
+  private Next nextStep() {
     long now = ticker.read();
     EligibleWalk w = walk;
     if (w == null) walk = w = newWalk(); // the first attempt
-    int index = w.next(now);
-    if (index < 0 && attempt > 0 && w.picks() > 0) {
+    Pick pick = w.next(now);
+    if (pick == null && attempt > 0 && w.picks() > 0) {
       // Every replica of the ranking has been tried: another round, from the key's own replica
       // (a fleet of one retries its only replica).
       walk = w = newWalk();
-      index = w.next(now);
+      pick = w.next(now);
     }
-    if (index < 0) {
-      long until = w.pausedUntil();
-      if (until == Long.MIN_VALUE) throw fail(failures.giveUp("no replica left to try"));
-      long wait = Math.max(0, until - now);
+    if (pick == null) {
+      OptionalLong until = w.pausedUntil();
+      if (until.isEmpty()) throw fail(failures.giveUp("no replica left to try"));
+      long wait = Math.max(0, until.getAsLong() - now);
       if (deadline.reachedBy(now + wait)) {
         throw fail(failures.giveUp("the replicas left asked, with Retry-After, not to be called "
             + "again before the call deadline"));
       }
-      waitNanos = wait;
-      return WAIT;
+      return new Next.Wait(wait);
     }
-    if (attempt == 0) dispatcher.panicked(w.panicked(), table.replicas.size());
+    int index = pick.index();
+    if (attempt == 0) dispatcher.panicked(pick.panicked(), table.replicas.size());
     Attempt previous = current;
-    Attempt a = new Attempt(++attempt, index, table.replicas.get(index),
-        table.load.counter(index), table.eligibility, ticker, now, w.permitted(), this::ended);
+    Attempt a = new Attempt(++attempt, pick, table.replicas.get(index),
+        table.load.counter(index), table.eligibility, ticker, now, this::ended);
     current = a;
     if (listener != RoutingListener.NONE) {
       boolean failover = previous != null && !previous.replica.id().equals(a.replica.id());
-      RoutedEvent routed = w.routedEvent(callId, endpoint.operation(), attempt, table, index,
+      RoutedEvent routed = w.routedEvent(callId, endpoint.operation(), attempt, table, pick,
           failover, listener.needsRoutingExplanation());
       a.predictedCachedTokens = routed.predictedCachedTokens();
       headers = new AddedHeaders();
       listener.onRouted(routed, headers);
     }
-    return index;
+    return new Next.Go(pick);
   }
 
   /** A walk over a new ranking of the request; throws if the fleet is empty. */

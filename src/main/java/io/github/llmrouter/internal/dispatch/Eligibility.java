@@ -17,17 +17,20 @@ import org.jspecify.annotations.Nullable;
  * with a breaker, one lock-free permission check.
  */
 final class Eligibility {
-  /** The replica may take the attempt. */
-  static final int ADMIT = 0;
-  /** Eligible, but its slow start declines this key: try it only if nothing better is left. */
-  static final int DEFER = 1;
-  /** Unhealthy, ejected or behind an open breaker: try it only in panic. */
-  static final int SKIP = 2;
-  /**
-   * Paused by its own {@code Retry-After}: never tried before the pause ends, not even in panic;
-   * a call with nothing else left waits for it.
-   */
-  static final int PAUSED = 3;
+  /** Whether a replica may take an attempt now ({@link #admit}). */
+  enum Standing {
+    /** The replica may take the attempt. */
+    ADMIT,
+    /** Eligible, but its slow start declines this key: try it only if nothing better is left. */
+    DEFER,
+    /** Unhealthy, ejected or behind an open breaker: try it only in panic. */
+    SKIP,
+    /**
+     * Paused by its own {@code Retry-After}: never tried before the pause ends, not even in
+     * panic; a call with nothing else left waits for it.
+     */
+    PAUSED
+  }
 
   private final StatusTracker tracker;
   private final ReplicaBreakers breakerSource;
@@ -60,17 +63,17 @@ final class Eligibility {
   /**
    * Whether replica {@code index} may take an attempt at ticker time {@code now}, for a request
    * whose key sits at {@code keyFraction} in [0, 1) (a slow-starting replica takes the keys below
-   * its share). On {@link #ADMIT} with a breaker, a breaker permission is held and must be
-   * returned through {@link #record}.
+   * its share). On {@link Standing#ADMIT} with a breaker, a breaker permission is held and must
+   * be returned through {@link #record}.
    */
-  int admit(int index, long now, KeyFraction keyFraction) {
+  Standing admit(int index, long now, KeyFraction keyFraction) {
     ReplicaStatus h = statuses[index];
-    if (!h.isHealthy() || h.isRefusing() || h.isEjected(now)) return SKIP;
-    if (h.isPaused(now)) return PAUSED;
+    if (!h.isHealthy() || h.isRefusing() || h.isEjected(now)) return Standing.SKIP;
+    if (h.isPaused(now)) return Standing.PAUSED;
     double share = h.slowStartShare(now);
-    if (share < 1.0 && keyFraction.get() >= share) return DEFER;
-    if (breakers != null && !breakers[index].tryAcquirePermission()) return SKIP;
-    return ADMIT;
+    if (share < 1.0 && keyFraction.get() >= share) return Standing.DEFER;
+    if (breakers != null && !breakers[index].tryAcquirePermission()) return Standing.SKIP;
+    return Standing.ADMIT;
   }
 
   /** The ticker time until which replica {@code index} asked not to be called. */

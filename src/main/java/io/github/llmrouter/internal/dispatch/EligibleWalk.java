@@ -8,6 +8,7 @@ import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,11 +43,6 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   private boolean rankingDone;
   private boolean admittedAny;
   private double keyFraction = -1;
-  /** How the last pick was made: {@link Eligibility#ADMIT}, {@code DEFER} or {@code SKIP}. */
-  private int lastKind;
-  private boolean lastPermitted;
-  /** Whether the last pick is the index the ranking returned last (not one revisited later). */
-  private boolean lastFromRanking;
   private static final int[] EMPTY = new int[0];
 
   /**
@@ -62,24 +58,20 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     this.keys = keys;
   }
 
-  /** The next replica to try, or -1 when none is left. */
-  int next(long now) {
-    lastFromRanking = false;
+  /** The next replica to try, or null when none is left. */
+  @Nullable Pick next(long now) {
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
-        int kind = eligibility.admit(i, now, this);
-        if (kind == Eligibility.ADMIT) {
+        Eligibility.Standing standing = eligibility.admit(i, now, this);
+        if (standing == Eligibility.Standing.ADMIT) {
           admittedAny = true;
-          lastKind = Eligibility.ADMIT;
-          lastPermitted = true;
-          lastFromRanking = true;
           picks++;
-          return i;
+          return new Pick(i, Pick.Kind.RANKED, true, true);
         }
-        if (kind == Eligibility.DEFER) {
+        if (standing == Eligibility.Standing.DEFER) {
           deferred = push(deferred, deferredCount++, i);
-        } else if (kind == Eligibility.PAUSED) {
+        } else if (standing == Eligibility.Standing.PAUSED) {
           paused = push(paused, pausedCount++, i);
         } else {
           skipped = push(skipped, skippedCount++, i);
@@ -87,75 +79,64 @@ final class EligibleWalk implements Eligibility.KeyFraction {
       }
       rankingDone = true;
     }
-    if (deferredTaken < deferredCount) {
+    while (deferredTaken < deferredCount) {
       int i = deferred[deferredTaken++];
-      lastKind = Eligibility.DEFER;
       // Still ask the breaker: a warming replica behind an open breaker stays skipped.
-      lastPermitted = eligibility.breaker(i) == null || eligibility.tryPermit(i);
-      if (!lastPermitted) {
+      boolean permitted = eligibility.breaker(i) == null || eligibility.tryPermit(i);
+      if (!permitted) {
         skipped = push(skipped, skippedCount++, i);
-        return next(now);
+        continue;
       }
       admittedAny = true;
       picks++;
-      return i;
+      return new Pick(i, Pick.Kind.SLOW_START, true, false);
     }
     if (!admittedAny && skippedTaken < skippedCount) {
-      lastKind = Eligibility.SKIP;
-      lastPermitted = false;
       picks++;
-      return skipped[skippedTaken++];
+      return new Pick(skipped[skippedTaken++], Pick.Kind.PANIC, false, false);
     }
     return nextUnpaused(now);
   }
 
-  /** The first paused replica whose pause has ended and that is eligible now, or -1. */
-  private int nextUnpaused(long now) {
+  /** The first paused replica whose pause has ended and that is eligible now, or null. */
+  private @Nullable Pick nextUnpaused(long now) {
     for (int k = 0; k < pausedCount; k++) {
       int i = paused[k];
       if (i < 0) continue;
-      int kind = eligibility.admit(i, now, this);
-      if (kind == Eligibility.PAUSED) continue;
+      Eligibility.Standing standing = eligibility.admit(i, now, this);
+      if (standing == Eligibility.Standing.PAUSED) continue;
       paused[k] = -1;
-      if (kind == Eligibility.SKIP) continue; // ejected or unhealthy meanwhile
-      lastKind = kind;
-      lastPermitted = kind == Eligibility.ADMIT
-          || eligibility.breaker(i) == null || eligibility.tryPermit(i);
-      if (!lastPermitted) continue;
+      if (standing == Eligibility.Standing.SKIP) continue; // ejected or unhealthy meanwhile
+      boolean admitted = standing == Eligibility.Standing.ADMIT;
+      if (!admitted && eligibility.breaker(i) != null && !eligibility.tryPermit(i)) continue;
       admittedAny = true;
       picks++;
-      return i;
+      return new Pick(i, admitted ? Pick.Kind.RANKED : Pick.Kind.SLOW_START, true, false);
     }
-    return -1;
+    return null;
   }
 
-  /**
-   * Whether the last pick was the ranking's own, just returned by it: then the ranking's account
-   * of it (predictions, explanation, feedback) applies.
-   */
-  boolean fromRanking() {
-    return lastFromRanking;
-  }
-
-  /** The ranking walked; its account of a pick applies when {@link #fromRanking()}. */
+  /** The ranking walked; its account of a pick applies when {@link Pick#fromRanking()}. */
   Ranking ranking() {
     return ranking;
   }
 
   /**
-   * When {@link #next} returned -1: the ticker time at which the first replica it passed over
-   * for a {@code Retry-After} pause may be asked again, or {@link Long#MIN_VALUE} if it passed
-   * over none (nothing is worth waiting for).
+   * When {@link #next} returned null: the ticker time at which the first replica it passed over
+   * for a {@code Retry-After} pause may be asked again; empty if it passed over none (nothing is
+   * worth waiting for).
    */
-  long pausedUntil() {
-    long earliest = Long.MIN_VALUE;
+  OptionalLong pausedUntil() {
+    boolean any = false;
+    long earliest = 0;
     for (int k = 0; k < pausedCount; k++) {
       int i = paused[k];
       if (i < 0) continue;
       long until = eligibility.pausedUntil(i);
-      if (earliest == Long.MIN_VALUE || until - earliest < 0) earliest = until;
+      if (!any || until - earliest < 0) earliest = until;
+      any = true;
     }
-    return earliest;
+    return any ? OptionalLong.of(earliest) : OptionalLong.empty();
   }
 
   /** How many replicas the walk has picked. */
@@ -163,39 +144,23 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     return picks;
   }
 
-  /** Whether the last pick was made in panic: no replica of the fleet was eligible. */
-  boolean panicked() {
-    return lastKind == Eligibility.SKIP;
-  }
-
-  /** Whether the last pick holds a breaker permission. */
-  boolean permitted() {
-    return lastPermitted;
-  }
-
-  /** Why the last pick was made. */
-  String reason() {
-    switch (lastKind) {
-      case Eligibility.DEFER:
-        return "slow start: no fully warm replica left";
-      case Eligibility.SKIP:
-        return "panic: no eligible replica, trying all";
-      default:
-        return ranking.reason();
-    }
+  /** Why {@code pick}, one of this walk's, was made. */
+  String reason(Pick pick) {
+    return pick.kind().reason(ranking.reason());
   }
 
   /**
-   * The event of the last pick, {@code index} of {@code table}: with the ranking's predictions
-   * (cached tokens, wait and, if {@code explain}, why it beat the runner-up) if the pick was the
-   * ranking's own.
+   * The event of {@code pick}, one of this walk's over {@code table}: with the ranking's
+   * predictions (cached tokens, wait and, if {@code explain}, why it beat the runner-up) if the
+   * pick was the ranking's own.
    */
   RoutedEvent routedEvent(long callId, String operation, int attempt, RoutingTable table,
-      int index, boolean failover, boolean explain) {
+      Pick pick, boolean failover, boolean explain) {
+    int index = pick.index();
     long cached = -1;
     @Nullable Duration wait = null;
     String versus = "";
-    if (lastFromRanking) {
+    if (pick.fromRanking()) {
       cached = ranking.predictedCachedTokens();
       double seconds = ranking.estimatedWaitSeconds();
       if (seconds >= 0 && seconds < 1e9) wait = Duration.ofNanos(Math.round(seconds * 1e9));
@@ -203,7 +168,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     }
     Replica replica = table.replicas.get(index);
     return new RoutedEvent(callId, operation, request.model(), attempt, replica.id(),
-        replica.baseUrl().host(), replica.baseUrl().port(), failover, reason(),
+        replica.baseUrl().host(), replica.baseUrl().port(), failover, reason(pick),
         table.load.inFlight(index), table.load.totalInFlight(), cached, wait, versus);
   }
 

@@ -1,49 +1,39 @@
 package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.HttpTransport;
-import okhttp3.Call;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt's exchange with one replica, as the {@link AttemptLoop} runs it: blocking, async
- * and streaming calls differ only in their exchange.
+ * and streaming calls differ only in their exchange. The loop knows nothing of how an exchange
+ * reaches its replica ({@link HttpExchange} does it over OkHttp), so a test can script one.
  *
  * @param <R> what a successful exchange yields: an answer, or a stream
  */
 @FunctionalInterface
 interface Exchange<R> {
   /**
-   * Starts the exchange and reports how it went to {@code outcome}: before returning for a
-   * blocking call, from an OkHttp thread for an asynchronous one.
+   * Prepares {@code attempt}'s exchange; nothing is sent yet.
    *
-   * @param attempt the attempt: its replica, the in-flight count it holds, the policy's account
+   * @param attempt the attempt: its replica, and the watch told when the answer begins
+   * @param timeoutNanos bounds the whole exchange (0 = none)
+   * @param headers the headers the listeners added, or null
+   * @return the exchange, ready to start
+   * @throws LlmException if the request cannot be built
    */
-  void start(Attempt attempt, Call call, HttpTransport.Outcome<R> outcome);
+  Prepared<R> prepare(Attempt attempt, long timeoutNanos, @Nullable AddedHeaders headers);
 
-  /** An exchange run on the caller's thread. */
-  @FunctionalInterface
-  interface Blocking<R> {
+  /** An exchange ready to start. */
+  interface Prepared<R> {
     /**
-     * Runs the exchange.
-     *
-     * @param attempt the attempt: its replica, the in-flight count it holds, the policy's account
-     * @return the answer
-     * @throws LlmException the classified failure
+     * Starts the exchange and reports how it went to {@code outcome}: before returning for a
+     * blocking call, from another thread for an asynchronous one.
      */
-    R run(Attempt attempt, Call call);
-  }
+    void start(HttpTransport.Outcome<R> outcome);
 
-  /** {@code exchange} as an {@code Exchange} that reports its outcome before it returns. */
-  static <R> Exchange<R> blocking(Blocking<R> exchange) {
-    return (attempt, call, outcome) -> {
-      R answer;
-      try {
-        answer = exchange.run(attempt, call);
-      } catch (LlmException e) {
-        outcome.failed(e);
-        return;
-      }
-      outcome.succeeded(answer);
-    };
+    /** Cancels the exchange, wherever it is; its outcome is then a failure, if not told yet. */
+    void cancel();
   }
 }

@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.ReportsUsage;
 import io.github.llmrouter.api.Usage;
+import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import org.jspecify.annotations.Nullable;
@@ -22,16 +23,16 @@ final class Feedback {
   private Feedback() {}
 
   /**
-   * The attempt on {@code index}, the last pick of {@code walk}, is being sent ({@code streamed}:
-   * its first token will be seen). Only the ranking's own pick is its to account for (not a
-   * replica revisited after a pause); otherwise, or if the policy fails to say, {@link
+   * The attempt on {@code pick}, of {@code ranking}, is being sent ({@code streamed}: its first
+   * token will be seen). Only the ranking's own pick is its to account for (not a replica
+   * revisited after a pause); otherwise, or if the policy fails to say, {@link
    * RoutedAttempt#IGNORED}.
    */
-  static RoutedAttempt sent(EligibleWalk walk, int index, long now, boolean streamed,
+  static RoutedAttempt sent(Ranking ranking, Pick pick, long now, boolean streamed,
       RoutingPolicy policy) {
-    if (!walk.fromRanking()) return RoutedAttempt.IGNORED;
+    if (!pick.fromRanking()) return RoutedAttempt.IGNORED;
     try {
-      RoutedAttempt routed = walk.ranking().sent(index, now, streamed);
+      RoutedAttempt routed = ranking.sent(pick.index(), now, streamed);
       return routed == null ? RoutedAttempt.IGNORED : routed;
     } catch (RuntimeException e) {
       log.warn("RoutingPolicy {} failed to record a sent request; ignoring", policy.name(), e);

@@ -85,8 +85,8 @@ public final class RequestDispatcher {
    */
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw,
-        (attempt, call) -> transport.execute(attempt.replica, call, endpoint));
+    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+        (attempt, call) -> transport.execute(attempt.replica, call, endpoint)));
   }
 
   /**
@@ -103,9 +103,9 @@ public final class RequestDispatcher {
       RawRequest raw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
-    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, raw,
-        (attempt, call, outcome) -> transport.enqueue(attempt.replica, call, endpoint, attempt,
-            outcome),
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request,
+        HttpExchange.of(transport, endpoint, raw, (attempt, call, outcome) ->
+            transport.enqueue(attempt.replica, call, endpoint, attempt, outcome)),
         false, result).start();
     if (gate == null) {
       start.run();
@@ -133,8 +133,8 @@ public final class RequestDispatcher {
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
       RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw,
-        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt));
+    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)));
   }
 
   /**
@@ -152,8 +152,8 @@ public final class RequestDispatcher {
       RawRequest raw) {
     if (!endpoint.streaming()) return call(endpoint, request, raw);
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw,
-        (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt));
+    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+        (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt)));
   }
 
   /** Blocks until admission control lets the call in; throws if it does not in time. */

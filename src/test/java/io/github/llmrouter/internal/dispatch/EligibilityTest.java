@@ -10,6 +10,7 @@ import io.github.llmrouter.api.MalformedResponseException;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.internal.dispatch.Eligibility.Standing;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.InFlightCounter;
 import io.github.llmrouter.internal.load.LocalLoad;
@@ -71,16 +72,16 @@ class EligibilityTest {
     Eligibility e = eligibility(tracker, CircuitBreakerPolicy.disabled(), Duration.ZERO, two);
     double min = StatusTracker.SLOW_START_MIN_SHARE;
 
-    assertThat(e.admit(1, ticker.read(), () -> Math.nextDown(min))).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(1, ticker.read(), () -> Math.nextDown(min))).isEqualTo(Standing.ADMIT);
     assertThat(e.admit(1, ticker.read(), () -> min)).as("a key at the share is above it")
-        .isEqualTo(Eligibility.DEFER);
+        .isEqualTo(Standing.DEFER);
     assertThat(e.admit(0, ticker.read(), () -> Math.nextDown(1.0))).as("warm: every key")
-        .isEqualTo(Eligibility.ADMIT);
+        .isEqualTo(Standing.ADMIT);
     ticker.advance(Duration.ofSeconds(15));
-    assertThat(e.admit(1, ticker.read(), () -> 0.4999)).isEqualTo(Eligibility.ADMIT);
-    assertThat(e.admit(1, ticker.read(), () -> 0.5)).isEqualTo(Eligibility.DEFER);
+    assertThat(e.admit(1, ticker.read(), () -> 0.4999)).isEqualTo(Standing.ADMIT);
+    assertThat(e.admit(1, ticker.read(), () -> 0.5)).isEqualTo(Standing.DEFER);
     ticker.advance(Duration.ofSeconds(15));
-    assertThat(e.admit(1, ticker.read(), () -> Math.nextDown(1.0))).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(1, ticker.read(), () -> Math.nextDown(1.0))).isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -94,11 +95,11 @@ class EligibilityTest {
 
     assertThat(e.pausedUntil(0)).isEqualTo(t0 + Duration.ofSeconds(10).toNanos());
     assertThat(e.pausedUntil(1)).isEqualTo(t0 + Duration.ofSeconds(2).toNanos());
-    assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Eligibility.PAUSED);
+    assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Standing.PAUSED);
     ticker.advance(Duration.ofSeconds(10).minusNanos(1));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.PAUSED);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.PAUSED);
     ticker.advance(Duration.ofNanos(1));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -109,7 +110,7 @@ class EligibilityTest {
     e.record(0, false, ticker.read(), 1_000, http(503, Duration.ofSeconds(5)));
 
     assertThat(e.pausedUntil(0)).isEqualTo(Long.MIN_VALUE);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -150,7 +151,7 @@ class EligibilityTest {
     e.record(0, false, now, 0, new LlmException("cancelled by the caller"));
 
     assertThat(events.ejections).isEmpty();
-    assertThat(e.admit(0, now, () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, now, () -> 0)).isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -183,7 +184,7 @@ class EligibilityTest {
     Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), halfFailing,
         Duration.ZERO, one);
     for (LlmException outcome : new LlmException[] {http(503), http(503), http(400), http(400)}) {
-      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
       e.record(0, true, ticker.read(), 1_000, outcome);
     }
 
@@ -197,16 +198,17 @@ class EligibilityTest {
     ReplicaSet one = named(1);
     Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), openOnOneFailure(),
         Duration.ZERO, one);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, http(503));
     ticker.advance(Duration.ofSeconds(11));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe").isEqualTo(Eligibility.ADMIT);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe")
+        .isEqualTo(Standing.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
 
     e.record(0, true, ticker.read(), 1_000, theCallersDeadline());
 
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe again")
-        .isEqualTo(Eligibility.ADMIT);
+        .isEqualTo(Standing.ADMIT);
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
   }
@@ -222,7 +224,7 @@ class EligibilityTest {
         null}) {
       e.record(0, true, ticker.read(), 1_000, outcome);
     }
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -231,11 +233,11 @@ class EligibilityTest {
     Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), openOnOneFailure(),
         Duration.ZERO, one);
     long t0 = ticker.read();
-    assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, t0, () -> 0)).isEqualTo(Standing.ADMIT);
     InFlightCounter counter = LocalLoad.of(one).counter(0);
     counter.acquire();
-    Attempt a = new Attempt(1, 0, one.get(0), counter, e, ticker, t0, true,
-        (x, o, v, f, t) -> { });
+    Attempt a = new Attempt(1, new Pick(0, Pick.Kind.RANKED, true, true), one.get(0), counter, e,
+        ticker, t0, (x, o, v, f, t) -> { });
     assertThat(a.durationNanos(t0 + 5_000)).isEqualTo(5_000);
 
     assertThat(a.failed(http(503), t0 + 7_000)).isTrue();
@@ -254,18 +256,19 @@ class EligibilityTest {
     ReplicaSet one = named(1);
     Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), openOnOneFailure(),
         Duration.ZERO, one);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, http(503));
     ticker.advance(Duration.ofSeconds(11));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe").isEqualTo(Eligibility.ADMIT);
-    Attempt probe = new Attempt(1, 0, one.get(0), LocalLoad.of(one).counter(0), e, ticker,
-        ticker.read(), true, (x, o, v, f, t) -> { });
+    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the one probe")
+        .isEqualTo(Standing.ADMIT);
+    Attempt probe = new Attempt(1, new Pick(0, Pick.Kind.RANKED, true, true), one.get(0),
+        LocalLoad.of(one).counter(0), e, ticker, ticker.read(), (x, o, v, f, t) -> { });
 
     probe.abandoned(ticker.read());
     probe.failed(http(503), ticker.read()); // already booked: says nothing more
 
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe again")
-        .isEqualTo(Eligibility.ADMIT);
+        .isEqualTo(Standing.ADMIT);
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
   }
@@ -279,7 +282,7 @@ class EligibilityTest {
         Duration.ZERO, one);
     long tenMinutes = Duration.ofMinutes(10).toNanos(); // a long generation, answered in full
     for (int i = 0; i < 8; i++) {
-      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
       e.record(0, true, ticker.read(), tenMinutes, null);
     }
     assertThat(events.breakers).isEmpty();
@@ -292,13 +295,13 @@ class EligibilityTest {
     ReplicaSet one = named(1);
     Eligibility e = eligibility(tracker(OutlierDetection.disabled(), one), openOnOneFailure(),
         Duration.ZERO, one);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, http(503));
     ticker.advance(Duration.ofSeconds(11));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, http(503)); // the probe fails
     ticker.advance(Duration.ofSeconds(11));
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, null); // the next probe succeeds
 
     assertThat(events.breakers).extracting(CircuitBreakerEvent::from, CircuitBreakerEvent::to,
@@ -319,7 +322,7 @@ class EligibilityTest {
     ReplicaBreakers breakers = new ReplicaBreakers(openOnOneFailure(), ticker, events);
     tracker.onReachedAgain(breakers::reachable);
     Eligibility e = Eligibility.of(tracker, breakers, Duration.ZERO, two);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     return e;
   }
 
@@ -332,11 +335,11 @@ class EligibilityTest {
         new ConnectException("Connection refused")));
 
     assertThat(e.status(0).isRefusing()).isTrue();
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
     tracker.reached("r0"); // a scrape got an answer: 1 s later, not after the 10 s open time
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
-    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe").isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe").isEqualTo(Standing.ADMIT);
   }
 
   @Test
@@ -348,7 +351,7 @@ class EligibilityTest {
     tracker.reached("r0");
 
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
   }
 
   @Test
@@ -361,26 +364,26 @@ class EligibilityTest {
 
     // Loading: 503 after 503, each failed over; it is neither ejected nor cut off by its breaker.
     for (int i = 0; i < 12; i++) {
-      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
       e.record(0, true, ticker.read(), 1_000, http(503));
       ticker.advance(Duration.ofMillis(100));
     }
     assertThat(e.status(0).isEjected(ticker.read())).isFalse();
     assertThat(events.ejections).isEmpty();
     assertThat(events.breakers).isEmpty();
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
 
     // Once it has been back for the base ejection time, a 503 is a failure again; and a 500
     // never was its start.
     ticker.advance(OutlierDetection.DEFAULT_BASE_EJECTION_TIME);
-    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(0, true, ticker.read(), 1_000, http(503));
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
     for (int i = 0; i < 4; i++) e.record(0, false, ticker.read(), 1_000, http(503));
     assertThat(e.status(0).isEjected(ticker.read())).isTrue();
     tracker.refused("r1", "refused");
     tracker.reached("r1");
-    assertThat(e.admit(1, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(e.admit(1, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(1, true, ticker.read(), 1_000, http(500));
     assertThat(events.breakers).filteredOn(b -> b.replicaId().equals("r1"))
         .extracting(CircuitBreakerEvent::to).containsExactly("OPEN");

@@ -1,11 +1,13 @@
 package io.github.llmrouter.internal.dispatch;
 
 import static io.github.llmrouter.routing.Fleets.named;
+import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.internal.dispatch.Eligibility.Standing;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.observe.CircuitBreakerEvent;
@@ -22,6 +24,8 @@ import io.github.llmrouter.testing.ManualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,7 +50,7 @@ class EligibleWalkTest {
     int[] counts = new int[set.size()];
     for (int i = 0; i < 20_000; i++) {
       RoutingRequest r = key(i);
-      EligibleWalk walk = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
+      Walk walk = new Walk(picker.rank(r, load), eligibility, r, KEYS);
       counts[walk.next(ticker.read())]++;
     }
     return counts;
@@ -96,8 +100,8 @@ class EligibleWalkTest {
     int moved = 0;
     for (int i = 0; i < 2000; i++) {
       RoutingRequest r = key(i);
-      EligibleWalk first = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
-      EligibleWalk again = new EligibleWalk(picker.rank(r, load), eligibility, r, KEYS);
+      Walk first = new Walk(picker.rank(r, load), eligibility, r, KEYS);
+      Walk again = new Walk(picker.rank(r, load), eligibility, r, KEYS);
       int a = first.next(ticker.read());
       assertThat(again.next(ticker.read())).isEqualTo(a); // a key's answer is stable
       Ranking ring = picker.rank(r, load);
@@ -129,7 +133,7 @@ class EligibleWalkTest {
       java.util.Set<Integer> firstPicks = new java.util.HashSet<>();
       for (int i = 0; i < 50; i++) {
         RoutingRequest r = key(i); // different prompts
-        firstPicks.add(new EligibleWalk(picker.rank(r, load), eligibility, r, bySession)
+        firstPicks.add(new Walk(picker.rank(r, load), eligibility, r, bySession)
             .next(ticker.read()));
       }
       assertThat(firstPicks).as(id).hasSize(1);
@@ -152,7 +156,7 @@ class EligibleWalkTest {
     var ranking = picker.rank(r, LocalLoad.of(set));
     for (int i; (i = ranking.next()) >= 0; ) ranked.add(i);
 
-    EligibleWalk walk = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
+    Walk walk = new Walk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
     List<Integer> tried = new ArrayList<>();
     for (int i; (i = walk.next(ticker.read())) >= 0; ) {
       assertThat(walk.panicked()).isTrue();
@@ -162,7 +166,7 @@ class EligibleWalkTest {
     assertThat(tried).isEqualTo(ranked);
 
     tracker.setHealthy("r" + ranked.get(0), true, "up");
-    EligibleWalk healthy = new EligibleWalk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
+    Walk healthy = new Walk(picker.rank(r, LocalLoad.of(set)), eligibility, r, KEYS);
     assertThat(healthy.next(ticker.read())).isEqualTo(ranked.get(0));
     assertThat(healthy.panicked()).isFalse();
     assertThat(healthy.next(ticker.read())).as("no panic failover once one was eligible")
@@ -182,24 +186,24 @@ class EligibleWalkTest {
     Eligibility eligibility = Eligibility.of(tracker, breakers, Duration.ofSeconds(10), set);
     ReplicaHttpException http503 = new ReplicaHttpException("r0", 503, "", true, null);
     for (int i = 0; i < 4; i++) {
-      assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+      assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
       eligibility.record(0, true, ticker.read(), 1_000, http503);
     }
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
     assertThat(events.breakers.get(0).reason()).isEqualTo("failure rate 100.0% >= 50.0%");
-    assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.SKIP);
-    assertThat(eligibility.admit(1, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
+    assertThat(eligibility.admit(1, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     eligibility.record(1, true, ticker.read(), 1_000, null);
 
     ticker.advance(Duration.ofSeconds(10));
     assertThat(eligibility.admit(0, ticker.read(), () -> 0)).as("open for exactly 10 s")
-        .isEqualTo(Eligibility.SKIP);
+        .isEqualTo(Standing.SKIP);
     ticker.advance(Duration.ofMillis(1));
-    assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(eligibility.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
     assertThat(eligibility.admit(0, ticker.read(), () -> 0)).as("one probe at a time")
-        .isEqualTo(Eligibility.SKIP);
+        .isEqualTo(Standing.SKIP);
     eligibility.record(0, true, ticker.read(), 1_000, null);
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN", "CLOSED");
@@ -273,7 +277,7 @@ class EligibleWalkTest {
 
   /** Replica {@code index} fails an attempt it was admitted for: a breaker of one call opens. */
   private void failsOnce(Eligibility eligibility, int index, Duration retryAfter) {
-    assertThat(eligibility.admit(index, ticker.read(), () -> 0)).isEqualTo(Eligibility.ADMIT);
+    assertThat(eligibility.admit(index, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     eligibility.record(index, true, ticker.read(), 1_000,
         new ReplicaHttpException("r" + index, 503, "", true, retryAfter));
   }
@@ -285,7 +289,7 @@ class EligibleWalkTest {
     restarts(tracker, "r1");
     Eligibility eligibility = Eligibility.of(tracker, noBreakers(), Duration.ZERO, three);
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
-    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0, 2), eligibility, r, KEYS);
+    Walk walk = new Walk(new InOrder(1, 0, 2), eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.reason()).isEqualTo("in test order");
@@ -298,7 +302,7 @@ class EligibleWalkTest {
     assertThat(walk.permitted()).isTrue();
     assertThat(walk.next(ticker.read())).isEqualTo(-1);
     assertThat(walk.picks()).isEqualTo(3);
-    assertThat(walk.pausedUntil()).isEqualTo(Long.MIN_VALUE);
+    assertThat(walk.pausedUntil()).isEmpty();
   }
 
   @Test
@@ -308,7 +312,7 @@ class EligibleWalkTest {
     restarts(tracker, "r1");
     Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, two);
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
-    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+    Walk walk = new Walk(new InOrder(1, 0), eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.next(ticker.read())).isEqualTo(1);
@@ -327,7 +331,7 @@ class EligibleWalkTest {
     Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, three);
     failsOnce(eligibility, 1, null);
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
-    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0, 2), eligibility, r, KEYS);
+    Walk walk = new Walk(new InOrder(1, 0, 2), eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.next(ticker.read())).isEqualTo(2);
@@ -344,7 +348,7 @@ class EligibleWalkTest {
     Eligibility eligibility = Eligibility.of(tracker, openOnOneFailure(), Duration.ZERO, two);
     failsOnce(eligibility, 1, null);
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
-    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+    Walk walk = new Walk(new InOrder(1, 0), eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.panicked()).isTrue();
@@ -368,17 +372,17 @@ class EligibleWalkTest {
       eligibility.record(i, false, t0, 1_000, new ReplicaHttpException("r" + i, 429, "", true,
           Duration.ofSeconds(pauseSeconds[i])));
     }
-    EligibleWalk allPaused = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
+    Walk allPaused = new Walk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
     assertThat(allPaused.next(t0)).as("not even in panic").isEqualTo(-1);
     assertThat(allPaused.pausedUntil()).as("r0's, the first to end")
-        .isEqualTo(t0 + Duration.ofSeconds(1).toNanos());
+        .hasValue(t0 + Duration.ofSeconds(1).toNanos());
     ticker.advance(Duration.ofSeconds(3)); // r0's pause is over
-    EligibleWalk walk = new EligibleWalk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
+    Walk walk = new Walk(new InOrder(0, 1, 2), eligibility, key(1), KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.next(ticker.read())).isEqualTo(-1);
     assertThat(walk.pausedUntil()).as("r2's, the first to end")
-        .isEqualTo(t0 + Duration.ofSeconds(4).toNanos());
+        .hasValue(t0 + Duration.ofSeconds(4).toNanos());
     ticker.advance(Duration.ofSeconds(1));
     assertThat(walk.next(ticker.read())).isEqualTo(2);
     assertThat(walk.reason()).isEqualTo("in test order");
@@ -386,11 +390,11 @@ class EligibleWalkTest {
     assertThat(walk.permitted()).isTrue();
     assertThat(walk.picks()).isEqualTo(2);
     assertThat(walk.next(ticker.read())).isEqualTo(-1);
-    assertThat(walk.pausedUntil()).isEqualTo(t0 + Duration.ofSeconds(5).toNanos());
+    assertThat(walk.pausedUntil()).hasValue(t0 + Duration.ofSeconds(5).toNanos());
     ticker.advance(Duration.ofSeconds(1));
     assertThat(walk.next(ticker.read())).isEqualTo(1);
     assertThat(walk.next(ticker.read())).isEqualTo(-1);
-    assertThat(walk.pausedUntil()).as("none left").isEqualTo(Long.MIN_VALUE);
+    assertThat(walk.pausedUntil()).as("none left").isEmpty();
     assertThat(walk.picks()).isEqualTo(3);
   }
 
@@ -406,7 +410,7 @@ class EligibleWalkTest {
     eligibility.record(1, false, ticker.read(), 1_000,
         new ReplicaHttpException("r1", 429, "", true, Duration.ofSeconds(5)));
     RoutingRequest r = declinedBelow(0.5, eligibility); // r1's share is 1/6 when its pause ends
-    EligibleWalk walk = new EligibleWalk(new InOrder(1, 0), eligibility, r, KEYS);
+    Walk walk = new Walk(new InOrder(1, 0), eligibility, r, KEYS);
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     assertThat(walk.next(ticker.read())).isEqualTo(-1);
 
@@ -422,7 +426,7 @@ class EligibleWalkTest {
     Eligibility eligibility = Eligibility.of(warmTracker(two), openOnOneFailure(),
         Duration.ofSeconds(30), two);
     failsOnce(eligibility, 0, Duration.ofSeconds(20)); // open 10 s, paused 20 s
-    EligibleWalk walk = new EligibleWalk(new InOrder(0, 1), eligibility, key(1), KEYS);
+    Walk walk = new Walk(new InOrder(0, 1), eligibility, key(1), KEYS);
     assertThat(walk.next(ticker.read())).isEqualTo(1);
 
     ticker.advance(Duration.ofSeconds(20));
@@ -443,7 +447,7 @@ class EligibleWalkTest {
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
     InOrder ranking = new InOrder(1, 0);
     ranking.estimatedWaitSeconds = 0.25;
-    EligibleWalk walk = new EligibleWalk(ranking, eligibility, r, KEYS);
+    Walk walk = new Walk(ranking, eligibility, r, KEYS);
 
     assertThat(walk.next(ticker.read())).isEqualTo(0);
     RoutedEvent first = walk.routedEvent(7, "chat", 1, table, 0, false, true);
@@ -468,11 +472,62 @@ class EligibleWalkTest {
     for (double estimate : estimates) {
       InOrder ranking = new InOrder(0);
       ranking.estimatedWaitSeconds = estimate;
-      EligibleWalk walk = new EligibleWalk(ranking, eligibility, key(1), KEYS);
+      Walk walk = new Walk(ranking, eligibility, key(1), KEYS);
       assertThat(walk.next(ticker.read())).isEqualTo(0);
       reported.add(walk.routedEvent(1, "chat", 1, table, 0, false, true).estimatedWait());
     }
     assertThat(reported).containsExactly(Duration.ZERO,
         Duration.ofNanos(Math.round(Math.nextDown(1e9) * 1e9)), null, null, null);
+  }
+
+  /** A walk as these tests read it: each pick's index (-1 when none is left) and the last pick. */
+  private static final class Walk {
+    private final EligibleWalk walk;
+    private @Nullable Pick last;
+
+    Walk(Ranking ranking, Eligibility eligibility, RoutingRequest request, KeyExtractor keys) {
+      this.walk = new EligibleWalk(ranking, eligibility, request, keys);
+    }
+
+    int next(long now) {
+      last = walk.next(now);
+      return last == null ? -1 : last.index();
+    }
+
+    private Pick last() {
+      assertThat(last).as("a pick was made").isNotNull();
+      return requireNonNull(last);
+    }
+
+    boolean panicked() {
+      return last().panicked();
+    }
+
+    boolean permitted() {
+      return last().permitted();
+    }
+
+    boolean fromRanking() {
+      return last().fromRanking();
+    }
+
+    String reason() {
+      return walk.reason(last());
+    }
+
+    int picks() {
+      return walk.picks();
+    }
+
+    OptionalLong pausedUntil() {
+      return walk.pausedUntil();
+    }
+
+    /** The event of the last pick, which must be the one at {@code index}. */
+    RoutedEvent routedEvent(long callId, String operation, int attempt, RoutingTable table,
+        int index, boolean failover, boolean explain) {
+      assertThat(last().index()).isEqualTo(index);
+      return walk.routedEvent(callId, operation, attempt, table, last(), failover, explain);
+    }
   }
 }

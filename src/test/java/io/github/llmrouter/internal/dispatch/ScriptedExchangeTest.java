@@ -1,0 +1,191 @@
+package io.github.llmrouter.internal.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.ReplicaHttpException;
+import io.github.llmrouter.api.RetriesExhaustedException;
+import io.github.llmrouter.dispatch.Admission;
+import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.RetryPolicy;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.Endpoint;
+import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.internal.transport.OkHttpClients;
+import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingRequest;
+import io.github.llmrouter.testing.EventRecorder;
+import io.github.llmrouter.testing.ManualScheduler;
+import io.github.llmrouter.testing.ManualTicker;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attempt loop against exchanges a test scripts: no socket, no server. Each attempt's exchange
+ * answers what the script says, on the replica the loop picked.
+ */
+class ScriptedExchangeTest {
+  private static final RetryPolicy IMMEDIATE = RetryPolicy.builder()
+      .initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO).build();
+
+  private final ManualTicker ticker = new ManualTicker();
+  private final ManualScheduler scheduler = new ManualScheduler();
+  private final EventRecorder events = new EventRecorder();
+  /** Never connects: the scripted exchanges make no call. */
+  private final OkHttpClient http = OkHttpClients.configure(null, 16, Duration.ofSeconds(5),
+      Duration.ofSeconds(30));
+  private FleetState fleet;
+  private RequestDispatcher dispatcher;
+  /** The replicas the script's attempts went to, in order. */
+  private final List<String> sentTo = new ArrayList<>();
+  private final List<String> cancelled = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    DispatcherConfig config = new DispatcherConfig(ScriptedExchangeTest::inSnapshotOrder,
+        IMMEDIATE, Duration.ZERO, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
+        Duration.ofSeconds(3), ticker, events, () -> true);
+    StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
+        events);
+    fleet = new FleetState(config, statuses, () -> scheduler);
+    HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),
+        IMMEDIATE::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker, events);
+    dispatcher = new RequestDispatcher(config, fleet, transport, () -> scheduler);
+    fleet.update(ReplicaSet.of(List.of(replica("r0"), replica("r1"), replica("r2"))));
+  }
+
+  @AfterEach
+  void stop() {
+    fleet.close();
+    scheduler.shutdownNow();
+    OkHttpClients.release(http);
+  }
+
+  @Test
+  void aRetryableFailureFailsOverToTheNextReplicaAndItsAnswerIsTheCalls() {
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+        r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null)),
+        r -> outcome -> outcome.succeeded("answered by " + r)));
+
+    assertThat(answer).isEqualTo("answered by r1");
+    assertThat(sentTo).containsExactly("r0", "r1");
+    assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).as("every count released").isZero();
+    assertThat(events.failedAttempts).extracting(AttemptFailedEvent::replicaId,
+        AttemptFailedEvent::willRetry).containsExactly(tuple("r0", true));
+  }
+
+  @Test
+  void aFailureTheReplicaJudgedEndsTheCallWithThatFailure() {
+    ReplicaHttpException badRequest = new ReplicaHttpException("r0", 400, "", false, null);
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+        r -> outcome -> outcome.failed(badRequest)))).isSameAs(badRequest);
+    assertThat(sentTo).containsExactly("r0");
+  }
+
+  @Test
+  void theAttemptLimitEndsACallWhoseEveryAttemptFailed() {
+    Function<String, Step> unavailable =
+        r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(),
+        script(unavailable, unavailable, unavailable)))
+        .isInstanceOf(RetriesExhaustedException.class)
+        .hasMessageContaining("attempts exhausted");
+    assertThat(sentTo).containsExactly("r0", "r1", "r2");
+  }
+
+  @Test
+  void anExchangeThatCannotBePreparedEndsTheCallAndReleasesItsCount() {
+    LlmException unbuildable = new LlmException("the request cannot be built");
+    Exchange<String> exchange = (attempt, timeoutNanos, headers) -> {
+      sentTo.add(attempt.replica.id());
+      throw unbuildable;
+    };
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), exchange))
+        .isSameAs(unbuildable);
+    assertThat(sentTo).containsExactly("r0");
+    assertThat(fleet.inFlight("r0")).isZero();
+  }
+
+  @Test
+  void cancellingAnAsynchronousCallCancelsItsExchange() {
+    CompletableFuture<String> result = new CompletableFuture<>();
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), script(r -> outcome -> { }),
+        false, result).start();
+    assertThat(sentTo).containsExactly("r0");
+    assertThat(fleet.inFlight("r0")).as("the exchange is in flight").isEqualTo(1);
+
+    result.cancel(true);
+
+    assertThat(cancelled).containsExactly("r0");
+  }
+
+  /** What one attempt's exchange does once started, given its replica. */
+  @FunctionalInterface
+  private interface Step {
+    void start(HttpTransport.Outcome<String> outcome);
+  }
+
+  /** An exchange whose n-th attempt runs the n-th step on the replica the loop picked. */
+  @SafeVarargs
+  private Exchange<String> script(Function<String, Step>... steps) {
+    Deque<Function<String, Step>> left = new ArrayDeque<>(List.of(steps));
+    return (attempt, timeoutNanos, headers) -> {
+      String replica = attempt.replica.id();
+      sentTo.add(replica);
+      Step step = left.removeFirst().apply(replica);
+      return new Exchange.Prepared<>() {
+        @Override
+        public void start(HttpTransport.Outcome<String> outcome) {
+          step.start(outcome);
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.add(replica);
+        }
+      };
+    };
+  }
+
+  private static Replica replica(String id) {
+    return Replica.builder("http://127.0.0.1:1/").id(id).build();
+  }
+
+  private static RoutingRequest routing() {
+    return RoutingRequest.of("m", "hello");
+  }
+
+  /** A policy that ranks every request's replicas in snapshot order. */
+  private static ReplicaPicker inSnapshotOrder(ReplicaSet replicas) {
+    return (request, load) -> new Ranking() {
+      private int next;
+
+      @Override
+      public int next() {
+        return next < replicas.size() ? next++ : -1;
+      }
+
+      @Override
+      public String reason() {
+        return "snapshot order";
+      }
+    };
+  }
+}
