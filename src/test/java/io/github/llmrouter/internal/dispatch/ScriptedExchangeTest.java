@@ -2,7 +2,6 @@ package io.github.llmrouter.internal.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.ReplicaHttpException;
@@ -14,15 +13,20 @@ import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.OkHttpClients;
+import io.github.llmrouter.internal.transport.Reported;
 import io.github.llmrouter.load.LoadMonitoring;
+import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
+import io.github.llmrouter.observe.CallFinishedEvent;
+import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.RoutedEvent;
+import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
-import io.github.llmrouter.testing.EventRecorder;
 import io.github.llmrouter.testing.ManualScheduler;
 import io.github.llmrouter.testing.ManualTicker;
 import java.time.Duration;
@@ -47,7 +51,6 @@ class ScriptedExchangeTest {
 
   private final ManualTicker ticker = new ManualTicker();
   private final ManualScheduler scheduler = new ManualScheduler();
-  private final EventRecorder events = new EventRecorder();
   /** Never connects: the scripted exchanges make no call. */
   private final OkHttpClient http = OkHttpClients.configure(null, 16, Duration.ofSeconds(5),
       Duration.ofSeconds(30));
@@ -57,18 +60,28 @@ class ScriptedExchangeTest {
   private final List<String> sentTo = new ArrayList<>();
   private final List<String> cancelled = new ArrayList<>();
 
+  /** Every event of the calls, as a line. */
+  private final List<String> told = new ArrayList<>();
+
   @BeforeEach
   void start() {
+    configure(IMMEDIATE, Duration.ZERO);
+  }
+
+  private void configure(RetryPolicy retry, Duration callTimeout) {
+    if (fleet != null) fleet.close();
+    RoutingListener listener = new Telling();
     DispatcherConfig config = new DispatcherConfig(ScriptedExchangeTest::inSnapshotOrder,
-        IMMEDIATE, Duration.ZERO, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
-        Duration.ofSeconds(3), ticker, events, () -> true);
+        retry, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
+        Duration.ofSeconds(3), ticker, listener, () -> true);
     StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
-        events);
+        listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
     HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),
-        IMMEDIATE::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker, events);
+        retry::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker, listener);
     dispatcher = new RequestDispatcher(config, fleet, transport, () -> scheduler);
     fleet.update(ReplicaSet.of(List.of(replica("r0"), replica("r1"), replica("r2"))));
+    told.clear();
   }
 
   @AfterEach
@@ -87,8 +100,7 @@ class ScriptedExchangeTest {
     assertThat(answer).isEqualTo("answered by r1");
     assertThat(sentTo).containsExactly("r0", "r1");
     assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).as("every count released").isZero();
-    assertThat(events.failedAttempts).extracting(AttemptFailedEvent::replicaId,
-        AttemptFailedEvent::willRetry).containsExactly(tuple("r0", true));
+    assertThat(told).contains("failed 1 r0 retry=true");
   }
 
   @Test
@@ -136,6 +148,65 @@ class ScriptedExchangeTest {
     assertThat(cancelled).containsExactly("r0");
   }
 
+  @Test
+  void everyStepOfACallIsToldInOrderWithItsTimes() {
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+        r -> outcome -> {
+          ticker.advance(Duration.ofMillis(5));
+          outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
+        },
+        r -> outcome -> {
+          ticker.advance(Duration.ofMillis(7));
+          outcome.succeeded("answered by " + r);
+        }));
+
+    assertThat(answer).isEqualTo("answered by r1");
+    assertThat(told).containsExactly("started chat m", "routed 1 r0 failover=false",
+        "ended 1 r0 FAILED after 5 ms, first chunk -1, at 5 ms", "failed 1 r0 retry=true",
+        "routed 2 r1 failover=true", "ended 2 r1 ANSWERED after 7 ms, first chunk -1, at 12 ms",
+        "finished 2 r1 after 12 ms ok");
+  }
+
+  @Test
+  void aStreamHoldsItsCountUntilItEndsAndItsAttemptEndsWithIt() {
+    Attempt[] held = new Attempt[1];
+    Exchange<String> stream = script(r -> outcome -> {
+      ticker.advance(Duration.ofMillis(3));
+      outcome.succeeded("first chunk from " + r);
+    });
+    Exchange<String> capturing = (attempt, timeoutNanos, headers) -> {
+      held[0] = attempt;
+      return stream.prepare(attempt, timeoutNanos, headers);
+    };
+    String first = AttemptLoop.run(dispatcher, Endpoint.CHAT_STREAM, routing(), capturing);
+
+    assertThat(first).isEqualTo("first chunk from r0");
+    assertThat(fleet.inFlight("r0")).as("the stream holds it").isEqualTo(1);
+    assertThat(held[0].firstChunkAt()).isEqualTo(ticker.read());
+    assertThat(told).last().isEqualTo("finished 1 r0 after 3 ms ok");
+
+    ticker.advance(Duration.ofMillis(20));
+    held[0].completed(new Reported(null, "m"));
+
+    assertThat(fleet.inFlight("r0")).isZero();
+    assertThat(told).last()
+        .isEqualTo("ended 1 r0 ANSWERED after 23 ms, first chunk 3 ms, at 23 ms");
+  }
+
+  @Test
+  void replicasThatAllAskedToBeLeftAlonePastTheDeadlineEndTheCallAtOnce() {
+    configure(RetryPolicy.builder().maxAttempts(4).initialBackoff(Duration.ZERO)
+        .maxBackoff(Duration.ZERO).build(), Duration.ofSeconds(5));
+    Function<String, Step> pausing = r -> outcome -> outcome.failed(
+        new ReplicaHttpException(r, 429, "", true, Duration.ofSeconds(10)));
+
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(),
+        script(pausing, pausing, pausing)))
+        .isInstanceOf(RetriesExhaustedException.class)
+        .hasMessageContaining("not to be called again before the call deadline");
+    assertThat(sentTo).containsExactly("r0", "r1", "r2");
+  }
+
   /** What one attempt's exchange does once started, given its replica. */
   @FunctionalInterface
   private interface Step {
@@ -162,6 +233,41 @@ class ScriptedExchangeTest {
         }
       };
     };
+  }
+
+  /** Tells {@link #told} each event as a line, with times in ms of the ticker. */
+  private final class Telling implements RoutingListener {
+    @Override
+    public void onCallStarted(CallStartedEvent e) {
+      told.add("started " + e.operation() + " " + e.model());
+    }
+
+    @Override
+    public void onRouted(RoutedEvent e) {
+      told.add("routed " + e.attempt() + " " + e.replicaId() + " failover=" + e.failover());
+    }
+
+    @Override
+    public void onAttemptEnded(AttemptEndedEvent e) {
+      told.add("ended " + e.attempt() + " " + e.replicaId() + " " + e.outcome() + " after "
+          + ms(e.durationNanos()) + ", first chunk " + (e.firstChunkNanos() < 0 ? "-1"
+              : ms(e.firstChunkNanos())) + ", at " + ms(e.callElapsedNanos()));
+    }
+
+    @Override
+    public void onAttemptFailed(AttemptFailedEvent e) {
+      told.add("failed " + e.attempt() + " " + e.replicaId() + " retry=" + e.willRetry());
+    }
+
+    @Override
+    public void onCallFinished(CallFinishedEvent e) {
+      told.add("finished " + e.attempts() + " " + e.replicaId() + " after "
+          + ms(e.durationNanos()) + (e.succeeded() ? " ok" : " failed"));
+    }
+
+    private String ms(long nanos) {
+      return Duration.ofNanos(nanos).toMillis() + " ms";
+    }
   }
 
   private static Replica replica(String id) {
