@@ -5,7 +5,9 @@ import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.emulator.EmulatedReplica;
+import io.github.llmrouter.internal.load.LoadHeaders;
 import io.github.llmrouter.internal.transport.Json;
+import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.micrometer.LlmRouterMetrics;
 import io.github.llmrouter.micrometer.LlmRouterObservations;
 import io.micrometer.observation.ObservationRegistry;
@@ -42,7 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What the client adds to a call: {@link LlmClient#chat} (routing, JSON writing and parsing,
  * attempt bookkeeping) against raw OkHttp posting the same bytes to the same instant-answer
- * loopback replica and reading the body. Run the latency view single-threaded in sample mode and
+ * loopback replica and reading the body ({@link #rawOkHttp}), and against raw OkHttp that writes
+ * the request and binds the answer with Jackson, as the client must ({@link #rawOkHttpWithJson},
+ * the fair baseline). Run the latency view single-threaded in sample mode and
  * the throughput view with {@code -t 16}:
  *
  * <pre>
@@ -68,6 +72,7 @@ public class ClientOverheadBenchmark {
   private EmulatedReplica replica;
   private LlmClient client;
   private LlmClient clientWithoutDeadline;
+  private LlmClient clientWithoutLoadReports;
   private LlmClient metered;
   private LlmClient observed;
   private SdkTracerProvider tracing;
@@ -82,6 +87,8 @@ public class ClientOverheadBenchmark {
     client = LlmClient.builder().replicas(replica.baseUrl()).build();
     clientWithoutDeadline = LlmClient.builder().replicas(replica.baseUrl())
         .callTimeout(java.time.Duration.ZERO).build();
+    clientWithoutLoadReports = LlmClient.builder().replicas(replica.baseUrl())
+        .loadMonitoring(LoadMonitoring.disabled()).build();
     tracing = SdkTracerProvider.builder()
         .addSpanProcessor(SimpleSpanProcessor.create(new DroppingExporter())).build();
     ObservationRegistry observations = TracedObservations.of(tracing);
@@ -109,6 +116,7 @@ public class ClientOverheadBenchmark {
   public void tearDown() {
     client.close();
     clientWithoutDeadline.close();
+    clientWithoutLoadReports.close();
     metered.close();
     observed.close();
     tracing.close();
@@ -140,11 +148,49 @@ public class ClientOverheadBenchmark {
     return clientWithoutDeadline.chat(request);
   }
 
+  /**
+   * The same call without load reports: no {@code /metrics} scrapes, and no ORCA load header asked
+   * of the replica (which makes the emulated replica build one, and the client read it).
+   */
+  @Benchmark
+  public ChatResponse llmClientWithoutLoadReports() {
+    return clientWithoutLoadReports.chat(request);
+  }
+
   @Benchmark
   public byte[] rawOkHttp() throws IOException {
     Request r = new Request.Builder().url(url).post(RequestBody.create(body, JSON)).build();
     try (Response response = raw.newCall(r).execute()) {
       return response.body().bytes();
+    }
+  }
+
+  /**
+   * The fair baseline: raw OkHttp doing what the client must, writing the request with Jackson
+   * and binding the answer with Jackson, with nothing of routing, retries or bookkeeping.
+   */
+  @Benchmark
+  public ChatResponse rawOkHttpWithJson() throws IOException {
+    Request r = new Request.Builder().url(url)
+        .post(RequestBody.create(Json.MAPPER.writeValueAsBytes(request), JSON)).build();
+    try (Response response = raw.newCall(r).execute()) {
+      return Json.MAPPER.readValue(response.body().byteStream(), ChatResponse.class);
+    }
+  }
+
+  /**
+   * {@link #rawOkHttpWithJson} asking for the replica's load header as the client does by default
+   * and reading it as the client does: the baseline for {@link #llmClient} with load reports, so
+   * that the replica's own work to build the header is in both.
+   */
+  @Benchmark
+  public ChatResponse rawOkHttpWithJsonAndLoadHeader() throws IOException {
+    Request r = new Request.Builder().url(url)
+        .header(LoadHeaders.ENDPOINT_LOAD_METRICS_FORMAT, "TEXT")
+        .post(RequestBody.create(Json.MAPPER.writeValueAsBytes(request), JSON)).build();
+    try (Response response = raw.newCall(r).execute()) {
+      LoadHeaders.parseEndpointLoadMetrics(response.header(LoadHeaders.ENDPOINT_LOAD_METRICS), 0);
+      return Json.MAPPER.readValue(response.body().byteStream(), ChatResponse.class);
     }
   }
 
