@@ -21,6 +21,13 @@ package io.github.llmrouter.observe;
  * with it). An exception thrown by a listener is logged (at most once a minute per listener) and
  * otherwise ignored: it fails no call, and the other listeners still hear the event.
  *
+ * <p>Events are immutable records, and later releases may give them more components: a new one
+ * comes with the earlier constructor kept as an overload and its accessor added, so code that
+ * reads events or builds them (in its own tests) keeps compiling. Record patterns that
+ * deconstruct an event name every component and do not survive an added one; read events through
+ * their accessors. New methods here have empty defaults, so a listener that overrides some keeps
+ * compiling too.
+ *
  * <pre>{@code
  * LlmClient client = LlmClient.builder()
  *     .replicas("http://10.0.0.7:8000", "http://10.0.0.8:8000")
