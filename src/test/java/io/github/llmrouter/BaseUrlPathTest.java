@@ -4,6 +4,7 @@ import static io.github.llmrouter.Fixtures.CHAT_JSON;
 import static io.github.llmrouter.Fixtures.chat;
 import static io.github.llmrouter.Fixtures.ok;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.HealthCheck;
@@ -21,6 +22,22 @@ import org.junit.jupiter.api.Test;
 
 /** A base URL's path prefix is kept in every request, scrape and health check, and in the id. */
 class BaseUrlPathTest {
+  @Test
+  void aPathResolvedAgainIsTheRememberedUrlAndAnotherPathIsResolvedAnew() {
+    Replica r = Replica.of("http://gw:8080/team-a/vllm/v1");
+    assertThat(r.url("/v1/chat/completions")).hasToString(
+        "http://gw:8080/team-a/vllm/v1/chat/completions");
+    assertThat(r.url("/v1/chat/completions")).as("remembered")
+        .isSameAs(r.url("/v1/chat/completions"));
+    assertThat(r.url("/metrics")).hasToString("http://gw:8080/team-a/vllm/metrics");
+    assertThat(r.url("/v1/chat/completions")).hasToString(
+        "http://gw:8080/team-a/vllm/v1/chat/completions");
+    assertThat(r).as("the remembered path is not part of the value")
+        .isEqualTo(Replica.of("http://gw:8080/team-a/vllm/v1"));
+    assertThatThrownBy(() -> r.url("metrics"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   @Test
   void aGatewayPathPrefixIsKeptInRequestsScrapesAndHealthChecks() throws Exception {
     List<String> paths = java.util.Collections.synchronizedList(new ArrayList<>());

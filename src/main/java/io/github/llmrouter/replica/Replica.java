@@ -48,6 +48,11 @@ public final class Replica {
   private final double weight;
   private final Map<String, String> headers;
   private final Set<String> models;
+  /**
+   * The last path resolved by {@link #url}, with its URL: a client's calls mostly go to one path,
+   * and resolving it again costs a URL parse per call. Not part of the value.
+   */
+  private volatile @Nullable ResolvedPath lastResolved;
 
   private Replica(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -105,12 +110,16 @@ public final class Replica {
    * http://gw/team-a/vllm/v1/chat/completions} and {@code url("/metrics")} is {@code
    * http://gw/team-a/vllm/metrics}.
    *
+   * <p>Cheap when called again with the path of the previous call (it is remembered); thread-safe.
+   *
    * @param path an absolute path, starting with {@code /}; may end with a query
    * @return the URL on this replica
    * @throws IllegalArgumentException if {@code path} does not start with {@code /}
    */
   public HttpUrl url(String path) {
     requireNonNull(path, "path");
+    ResolvedPath last = lastResolved;
+    if (last != null && last.path().equals(path)) return last.url();
     if (!path.startsWith("/")) {
       throw new IllegalArgumentException("path must start with '/', got '" + path + "'");
     }
@@ -118,8 +127,12 @@ public final class Replica {
     if (prefix.endsWith("/")) prefix = prefix.substring(0, prefix.length() - 1);
     HttpUrl url = baseUrl.resolve(prefix + path);
     if (url == null) throw new IllegalArgumentException("path is not a valid URL path: " + path);
+    lastResolved = new ResolvedPath(path, url);
     return url;
   }
+
+  /** A path and its URL on this replica. */
+  private record ResolvedPath(String path, HttpUrl url) {}
 
   /** {@return the share of keys relative to other replicas (1.0 = one unit: 256 ring points)} */
   public double weight() {
