@@ -151,7 +151,7 @@ class AttemptLoopTest {
   }
 
   /** A policy that ranks every request's replicas in snapshot order. */
-  private static ReplicaPicker inSnapshotOrder(ReplicaSet replicas) {
+  static ReplicaPicker inSnapshotOrder(ReplicaSet replicas) {
     return (request, load) -> new Ranking() {
       private int next;
 

@@ -24,8 +24,6 @@ import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
-import io.github.llmrouter.routing.Ranking;
-import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingRequest;
 import io.github.llmrouter.testing.ManualScheduler;
 import io.github.llmrouter.testing.ManualTicker;
@@ -71,7 +69,7 @@ class ScriptedExchangeTest {
   private void configure(RetryPolicy retry, Duration callTimeout) {
     if (fleet != null) fleet.close();
     RoutingListener listener = new Telling();
-    DispatcherConfig config = new DispatcherConfig(ScriptedExchangeTest::inSnapshotOrder,
+    DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder,
         retry, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
         Duration.ofSeconds(3), ticker, listener, () -> true);
     StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
@@ -276,22 +274,5 @@ class ScriptedExchangeTest {
 
   private static RoutingRequest routing() {
     return RoutingRequest.of("m", "hello");
-  }
-
-  /** A policy that ranks every request's replicas in snapshot order. */
-  private static ReplicaPicker inSnapshotOrder(ReplicaSet replicas) {
-    return (request, load) -> new Ranking() {
-      private int next;
-
-      @Override
-      public int next() {
-        return next < replicas.size() ? next++ : -1;
-      }
-
-      @Override
-      public String reason() {
-        return "snapshot order";
-      }
-    };
   }
 }
