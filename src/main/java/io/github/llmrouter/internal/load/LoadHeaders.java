@@ -1,7 +1,6 @@
 package io.github.llmrouter.internal.load;
 
 import io.github.llmrouter.load.LoadReport;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -48,19 +47,17 @@ public final class LoadHeaders {
       long receivedNanos) {
     if (value == null || value.length() > MAX_CHARS) return null;
     try {
-      String v = value.strip();
-      int space = v.indexOf(' ');
-      String format = (space < 0 ? v : v.substring(0, space)).toUpperCase(Locale.ROOT);
-      String body = space < 0 ? "" : v.substring(space + 1).strip();
+      // Read in place: this runs on every answer, so only the values kept become strings.
+      int start = skipBlank(value, 0, value.length());
+      int end = trimBlank(value, start, value.length());
+      int space = value.indexOf(' ', start);
+      if (space < 0 || space > end) space = end;
+      int body = skipBlank(value, space, end);
       Values values = new Values();
-      if (format.equals("TEXT")) {
-        for (String pair : body.split(",")) {
-          int eq = pair.indexOf('=');
-          if (eq < 0) continue;
-          values.put(pair.substring(0, eq).strip(), PrometheusText.parseValue(pair.substring(eq + 1).strip()));
-        }
-      } else if (format.equals("JSON")) {
-        JsonNode root = JSON.readTree(body);
+      if (isToken(value, start, space, "TEXT")) {
+        readText(value, body, end, values);
+      } else if (isToken(value, start, space, "JSON")) {
+        JsonNode root = JSON.readTree(value.substring(body, end));
         if (root == null || !root.isObject()) return null;
         values.putAll(root);
         JsonNode named = root.get("named_metrics");
@@ -77,6 +74,37 @@ public final class LoadHeaders {
     }
   }
 
+  /** The TEXT form's {@code name=value} pairs, separated by commas, in {@code v[from, to)}. */
+  private static void readText(String v, int from, int to, Values values) {
+    int i = from;
+    while (i <= to) {
+      int comma = v.indexOf(',', i);
+      int pairEnd = comma < 0 || comma > to ? to : comma;
+      int eq = v.indexOf('=', i);
+      if (eq >= 0 && eq < pairEnd) {
+        int keyStart = skipBlank(v, i, eq);
+        int valueStart = skipBlank(v, eq + 1, pairEnd);
+        values.put(v, keyStart, trimBlank(v, keyStart, eq), valueStart,
+            trimBlank(v, valueStart, pairEnd));
+      }
+      i = pairEnd + 1;
+    }
+  }
+
+  private static boolean isToken(String v, int start, int end, String token) {
+    return end - start == token.length() && v.regionMatches(true, start, token, 0, end - start);
+  }
+
+  private static int skipBlank(String v, int i, int end) {
+    while (i < end && Character.isWhitespace(v.charAt(i))) i++;
+    return i;
+  }
+
+  private static int trimBlank(String v, int start, int end) {
+    while (end > start && Character.isWhitespace(v.charAt(end - 1))) end--;
+    return end;
+  }
+
   /**
    * The report in a custom header whose value is a queue depth (a non-negative number), or null.
    *
@@ -91,19 +119,40 @@ public final class LoadHeaders {
         : new LoadReport(waiting, -1, Double.NaN, receivedNanos, LoadReport.Source.HEADER);
   }
 
+  private static final String NAMED = "named_metrics.";
+  private static final String WAITING = "num_requests_waiting";
+  private static final String RUNNING = "num_requests_running";
+  private static final String KV_USAGE = "kv_cache_usage_perc";
+
   private static final class Values {
     double waiting = Double.NaN;
     double running = Double.NaN;
     double kvUsage = Double.NaN;
 
     void put(String key, double value) {
-      String k = key.startsWith("named_metrics.") ? key.substring("named_metrics.".length()) : key;
+      String k = key.startsWith(NAMED) ? key.substring(NAMED.length()) : key;
       switch (k) {
-        case "num_requests_waiting" -> waiting = value;
-        case "num_requests_running" -> running = value;
-        case "kv_cache_usage_perc" -> kvUsage = value;
+        case WAITING -> waiting = value;
+        case RUNNING -> running = value;
+        case KV_USAGE -> kvUsage = value;
         default -> { }
       }
+    }
+
+    /** {@link #put} of the key {@code v[ks, ke)} and the value {@code v[vs, ve)}. */
+    void put(String v, int ks, int ke, int vs, int ve) {
+      if (v.startsWith(NAMED, ks) && ke - ks >= NAMED.length()) ks += NAMED.length();
+      if (is(v, ks, ke, WAITING)) waiting = parse(v, vs, ve);
+      else if (is(v, ks, ke, RUNNING)) running = parse(v, vs, ve);
+      else if (is(v, ks, ke, KV_USAGE)) kvUsage = parse(v, vs, ve);
+    }
+
+    private static boolean is(String v, int start, int end, String name) {
+      return end - start == name.length() && v.startsWith(name, start);
+    }
+
+    private static double parse(String v, int start, int end) {
+      return PrometheusText.parseValue(v.substring(start, end));
     }
 
     void putAll(JsonNode object) {

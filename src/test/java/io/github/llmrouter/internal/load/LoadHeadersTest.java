@@ -15,6 +15,25 @@ class LoadHeadersTest {
   }
 
   @Test
+  void theTextFormReadsItsNamesWithOrWithoutThePrefixAndAroundAnyBlanks() {
+    assertThat(LoadHeaders.parseEndpointLoadMetrics(" text \tnum_requests_running = 4 ,"
+        + "named_metrics.num_requests_waiting=2,, kv_cache_usage_perc=1.5 , other=9 ", 1))
+        .as("lower-case format, tabs, an empty pair, a usage above 1 capped")
+        .isEqualTo(new LoadReport(2, 4, 1.0, 1, LoadReport.Source.HEADER));
+    assertThat(LoadHeaders.parseEndpointLoadMetrics("TEXT num_requests_waiting=1, "
+        + "num_requests_waiting=6", 0)).as("the last of a name counts")
+        .isEqualTo(new LoadReport(6, -1, Double.NaN, 0, LoadReport.Source.HEADER));
+    assertThat(LoadHeaders.parseEndpointLoadMetrics("TEXT named_metrics.=3, "
+        + "named_metrics.num_requests_waitingX=3, num_requests_waiting", 0))
+        .as("near misses are not read").isNull();
+    assertThat(LoadHeaders.parseEndpointLoadMetrics("TEXTUAL num_requests_waiting=3", 0))
+        .as("a format is a whole word").isNull();
+    assertThat(LoadHeaders.parseEndpointLoadMetrics("TEXT", 0)).isNull();
+    assertThat(LoadHeaders.parseEndpointLoadMetrics("x".repeat(LoadHeaders.MAX_CHARS + 1), 0))
+        .isNull();
+  }
+
+  @Test
   void jsonFormWithStandardOrcaFieldsAround() {
     LoadReport r = LoadHeaders.parseEndpointLoadMetrics("JSON {\"cpu_utilization\": 0.3, "
         + "\"named_metrics\": {\"kv_cache_usage_perc\": 0.9, \"num_requests_waiting\": 7, "
