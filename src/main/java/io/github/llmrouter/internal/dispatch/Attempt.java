@@ -53,7 +53,6 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   private final Eligibility eligibility;
   private final Ticker ticker;
   private final long startNanos;
-  private final boolean permitted;
   private final Ended ended;
   /** The policy's account of the attempt, once it is sent; {@link RoutedAttempt#IGNORED} before. */
   RoutedAttempt routed = RoutedAttempt.IGNORED;
@@ -77,7 +76,6 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     this.eligibility = eligibility;
     this.ticker = ticker;
     this.startNanos = startNanos;
-    this.permitted = pick.permitted();
     this.ended = ended;
   }
 
@@ -152,7 +150,7 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     if (!claimEnd()) return;
     counter.release();
     Feedback.answered(routed, value, now);
-    eligibility.record(index, permitted, now, now - startNanos, null);
+    eligibility.record(index, pick.permitted(), now, now - startNanos, null);
     ended.ended(this, Outcome.ANSWERED, value, null, now);
   }
 
@@ -164,7 +162,7 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     if (!claimEnd()) return false;
     counter.release();
     Feedback.failed(routed, now);
-    eligibility.record(index, permitted, now, now - startNanos, failure);
+    eligibility.record(index, pick.permitted(), now, now - startNanos, failure);
     ended.ended(this, Outcome.FAILED, null, failure, now);
     return true;
   }
@@ -174,7 +172,8 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     if (!claimEnd()) return;
     counter.release();
     Feedback.failed(routed, now);
-    eligibility.record(index, permitted, now, 0, new LlmException("cancelled by the caller"));
+    eligibility.record(index, pick.permitted(), now, 0,
+        new LlmException("cancelled by the caller"));
     ended.ended(this, Outcome.ABANDONED, null, null, now);
   }
 

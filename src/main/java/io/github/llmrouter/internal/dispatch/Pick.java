@@ -14,13 +14,8 @@ package io.github.llmrouter.internal.dispatch;
 record Pick(int index, Kind kind, boolean permitted, boolean fromRanking) {
   /** Why a replica was picked. */
   enum Kind {
-    /** Eligible, in the ranking's order. */
-    RANKED("") {
-      @Override
-      String reason(String rankingReason) {
-        return rankingReason;
-      }
-    },
+    /** Eligible, in the ranking's order: the ranking's own reason stands. */
+    RANKED(""),
     /** Its slow start declined the request's key, and no fully warm replica was left. */
     SLOW_START("slow start: no fully warm replica left"),
     /** No replica of the fleet was eligible when the call began: every one is tried. */
@@ -32,9 +27,9 @@ record Pick(int index, Kind kind, boolean permitted, boolean fromRanking) {
       this.reason = reason;
     }
 
-    /** Why a pick of this kind was made, given the ranking's own reason for its order. */
+    /** {@return why a pick of this kind was made, given the ranking's own reason} */
     String reason(String rankingReason) {
-      return reason;
+      return this == RANKED ? rankingReason : reason;
     }
   }
 

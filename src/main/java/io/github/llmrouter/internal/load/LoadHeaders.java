@@ -66,8 +66,8 @@ public final class LoadHeaders {
         return null;
       }
       LoadReport r = new LoadReport(ReportedValues.count(values.waiting),
-          ReportedValues.count(values.running), ReportedValues.fraction(values.kvUsage), receivedNanos,
-          LoadReport.Source.HEADER);
+          ReportedValues.count(values.running), ReportedValues.fraction(values.kvUsage),
+          receivedNanos, LoadReport.Source.HEADER);
       return r.isEmpty() ? null : r;
     } catch (RuntimeException e) {
       return null; // malformed JSON or anything unexpected: no report, never a failed call
@@ -129,30 +129,37 @@ public final class LoadHeaders {
     double running = Double.NaN;
     double kvUsage = Double.NaN;
 
+    /** The value of the key {@code v[ks, ke)} is the one in {@code v[vs, ve)}. */
+    void put(String v, int ks, int ke, int vs, int ve) {
+      int field = field(v, ks, ke);
+      if (field >= 0) set(field, PrometheusText.parseValue(v.substring(vs, ve)));
+    }
+
+    /** The value of {@code key} is {@code value}. */
     void put(String key, double value) {
-      String k = key.startsWith(NAMED) ? key.substring(NAMED.length()) : key;
-      switch (k) {
-        case WAITING -> waiting = value;
-        case RUNNING -> running = value;
-        case KV_USAGE -> kvUsage = value;
+      set(field(key, 0, key.length()), value);
+    }
+
+    /**
+     * Which of the names read the key {@code v[start, end)} is, with or without the {@code
+     * named_metrics.} prefix: 0 waiting, 1 running, 2 KV usage, -1 none.
+     */
+    private static int field(String v, int start, int end) {
+      if (v.startsWith(NAMED, start) && end - start >= NAMED.length()) start += NAMED.length();
+      int length = end - start;
+      if (length == WAITING.length() && v.startsWith(WAITING, start)) return 0;
+      if (length == RUNNING.length() && v.startsWith(RUNNING, start)) return 1;
+      if (length == KV_USAGE.length() && v.startsWith(KV_USAGE, start)) return 2;
+      return -1;
+    }
+
+    private void set(int field, double value) {
+      switch (field) {
+        case 0 -> waiting = value;
+        case 1 -> running = value;
+        case 2 -> kvUsage = value;
         default -> { }
       }
-    }
-
-    /** {@link #put} of the key {@code v[ks, ke)} and the value {@code v[vs, ve)}. */
-    void put(String v, int ks, int ke, int vs, int ve) {
-      if (v.startsWith(NAMED, ks) && ke - ks >= NAMED.length()) ks += NAMED.length();
-      if (is(v, ks, ke, WAITING)) waiting = parse(v, vs, ve);
-      else if (is(v, ks, ke, RUNNING)) running = parse(v, vs, ve);
-      else if (is(v, ks, ke, KV_USAGE)) kvUsage = parse(v, vs, ve);
-    }
-
-    private static boolean is(String v, int start, int end, String name) {
-      return end - start == name.length() && v.startsWith(name, start);
-    }
-
-    private static double parse(String v, int start, int end) {
-      return PrometheusText.parseValue(v.substring(start, end));
     }
 
     void putAll(JsonNode object) {

@@ -103,7 +103,7 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
         } catch (IOException e) {
           throw interrupted(core.readFailed(e));
         } catch (LlmException e) {
-          throw interrupted(core.ended(e));
+          throw interrupted(core.failed(e));
         }
         return next != null;
       }

@@ -98,11 +98,11 @@ final class StreamCore {
    * unless the call's deadline cut it.
    */
   LlmException readFailed(IOException e) {
-    return ended(classify.apply(e));
+    return failed(classify.apply(e));
   }
 
-  /** {@code failure} ended the stream: broken by it, unless it is the call's deadline. */
-  LlmException ended(LlmException failure) {
+  /** {@code failure} ends the stream: broken by it, unless it is the call's deadline. */
+  LlmException failed(LlmException failure) {
     end(Verdict.of(failure).deadline() ? null : failure);
     return failure;
   }

@@ -124,7 +124,7 @@ class StreamCoreTest {
 
     Ends idleEnds = new Ends();
     LlmTimeoutException idle = new LlmTimeoutException("idle", "r0", null, true);
-    new StreamCore(response("text/event-stream"), idleEnds, UNREACHABLE).ended(idle);
+    new StreamCore(response("text/event-stream"), idleEnds, UNREACHABLE).failed(idle);
     assertThat(idleEnds.told).as("a replica silent past the idle timeout broke it")
         .containsExactly("broke");
   }
