@@ -112,14 +112,16 @@ public final class LlmClient implements FleetView, AutoCloseable {
     DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.callTimeout,
         b.circuitBreaker, b.admission, b.maxWaitingCalls, b.loadMonitoring.staleAfter(), b.ticker,
         listener, () -> heard || clientLog.routingLogged());
-    StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.ticker, listener);
+    StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.stallTimeout,
+        b.ticker, listener);
     this.fleet = new FleetState(config, statuses, scheduler);
     // Load reports read from responses go straight to the fleet's load view.
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,
         b.retryPolicy::isRetryableStatus, b.loadMonitoring, fleet, b.ticker, listener);
     this.dispatcher = new RequestDispatcher(config, fleet, transport, scheduler);
     HealthProber prober = b.healthCheck == null ? null
-        : new HealthProber(b.healthCheck, http, statuses, scheduler, System.nanoTime());
+        : new HealthProber(b.healthCheck, http, statuses, b.ticker, scheduler,
+            System.nanoTime());
     this.membership = new Membership(resolver, fleet, statuses, prober, scheduler, b.ticker,
         listener);
     this.scraper = !b.loadMonitoring.scraping() ? null

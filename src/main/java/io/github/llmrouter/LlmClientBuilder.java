@@ -37,6 +37,11 @@ public final class LlmClientBuilder {
   public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(60);
   /** Default longest gap between stream events: 30 s. */
   public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * Default time a replica may leave its load scrapes and health checks unanswered before it is
+   * taken for hung: 3 s.
+   */
+  public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(3);
   /** Default deadline of a whole call, across attempts: 10 min. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMinutes(10);
   /** Default concurrent requests, in total and per replica: {@value}. */
@@ -53,6 +58,7 @@ public final class LlmClientBuilder {
   Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
   Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
   Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
+  Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   Duration callTimeout = DEFAULT_CALL_TIMEOUT;
   int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
   @Nullable String apiKey;
@@ -166,6 +172,29 @@ public final class LlmClientBuilder {
    */
   public LlmClientBuilder streamIdleTimeout(Duration streamIdleTimeout) {
     this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+    return this;
+  }
+
+  /**
+   * How long a replica may leave its load scrapes and health checks unanswered (timing out, not
+   * refusing) before it is taken for hung, in [0, 10 min], {@link Duration#ZERO} to turn this
+   * watchdog off; default 3 s. A hung replica (a paused or wedged process, a path that drops
+   * packets) still accepts connections and answers nothing: it then gets no new calls, and its
+   * attempts that have received no byte of their answer fail over at once, their exchanges
+   * cancelled, instead of waiting out {@link #firstByteTimeout}. Attempts whose answer has begun
+   * are left alone (a stream that falls silent ends at {@link #streamIdleTimeout}). The replica
+   * takes calls again, through its slow start, as soon as a scrape or a health check is answered.
+   *
+   * <p>The bound is learnt per replica as well: it is at least four times the slowest recent
+   * answer the replica gave to a scrape or a health check, so an engine that answers {@code
+   * /metrics} only between batches (llama.cpp's server does) is not taken for hung while it
+   * works through a long prefill. It needs load scraping or health checks to see anything.
+   *
+   * @param stallTimeout the stall timeout; not null
+   * @return this builder
+   */
+  public LlmClientBuilder stallTimeout(Duration stallTimeout) {
+    this.stallTimeout = requireNonNull(stallTimeout, "stallTimeout");
     return this;
   }
 
@@ -376,6 +405,7 @@ public final class LlmClientBuilder {
     checkDuration("connectTimeout", connectTimeout, false, Duration.ofMinutes(5), "(0, 5 min]");
     checkDuration("firstByteTimeout", firstByteTimeout, false, Duration.ofHours(1), "(0, 1 h]");
     checkDuration("streamIdleTimeout", streamIdleTimeout, false, Duration.ofHours(1), "(0, 1 h]");
+    checkDuration("stallTimeout", stallTimeout, true, Duration.ofMinutes(10), "[0, 10 min]");
     checkDuration("callTimeout", callTimeout, true, Duration.ofHours(24), "[0, 24 h]");
     if (maxConcurrentRequests < 1 || maxConcurrentRequests > 65_536) {
       throw new IllegalArgumentException("maxConcurrentRequests must be in [1, 65536], got "

@@ -8,6 +8,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timing and cache model behind an {@link EmulatedReplica}: a FIFO batch limit, prefill time
@@ -157,8 +158,42 @@ final class EmulatedEngine {
     return out;
   }
 
-  /** Sleeps {@code nanos} (capped), or throws {@link Abort} if the replica is or becomes closed. */
+  /** Non-null while the replica is frozen: counted down when it thaws. */
+  private volatile @Nullable CountDownLatch thawed;
+
+  /** Freezes the replica: every exchange stops at its next step until {@link #thaw}. */
+  synchronized void freeze() {
+    if (thawed == null) thawed = new CountDownLatch(1);
+  }
+
+  /** Lets every frozen exchange go on. */
+  synchronized void thaw() {
+    CountDownLatch t = thawed;
+    thawed = null;
+    if (t != null) t.countDown();
+  }
+
+  /** Blocks while the replica is frozen; throws {@link Abort} if it closes meanwhile. */
+  void awaitThawed() {
+    CountDownLatch t = thawed;
+    if (t == null) return;
+    try {
+      // Closing ends the wait too: look at it every 10 ms (a test's close is never that hurried).
+      while (!t.await(10, TimeUnit.MILLISECONDS)) {
+        if (isClosing()) throw new Abort();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Abort();
+    }
+  }
+
+  /**
+   * Sleeps {@code nanos} (capped), or throws {@link Abort} if the replica is or becomes closed;
+   * waits first while the replica is frozen.
+   */
   void pause(long nanos) {
+    awaitThawed();
     if (nanos <= 0) {
       if (isClosing()) throw new Abort();
       return;

@@ -50,6 +50,7 @@ final class EmulatedHandler implements HttpHandler {
     try {
       // Stopped: requests that still come in on open connections are never answered.
       if (engine.stopped) engine.awaitClose();
+      engine.awaitThawed(); // frozen: read, and left unanswered until thawed
       route(ex);
       ex.close();
     } catch (Abort | IOException e) {

@@ -246,6 +246,25 @@ public final class EmulatedReplica implements AutoCloseable {
     }
   }
 
+  /**
+   * Freezes the replica, as {@code SIGSTOP} freezes a server process: connections are still
+   * accepted and requests read, on every path ({@code /metrics} and {@code /health} included), but
+   * nothing more is answered, and every exchange under way (a stream between two events, a
+   * request in its prefill or decode) stops where it is, until {@link #thaw()}. {@link #close()}
+   * ends everything. Idempotent.
+   */
+  public void freeze() {
+    engine.freeze();
+  }
+
+  /**
+   * Lets a {@linkplain #freeze() frozen} replica go on, as {@code SIGCONT} does: every exchange
+   * continues from where it stopped. Idempotent.
+   */
+  public void thaw() {
+    engine.thaw();
+  }
+
   /** The model names listed by {@code /v1/models}; the first labels {@code /metrics}. */
   public List<String> models() {
     return engine.models;

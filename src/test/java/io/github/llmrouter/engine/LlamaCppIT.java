@@ -255,6 +255,77 @@ class LlamaCppIT {
   }
 
   /**
+   * One of three replicas frozen with SIGSTOP while it serves a call (a wedged or paused server:
+   * connections accepted, nothing answered), woken with SIGCONT 30 calls later, under a multi-turn
+   * workload of 3 callers, 12 conversations of 8 turns: no call fails, none waits anywhere near
+   * the first-byte timeout, and the woken replica answers again within seconds.
+   */
+  @Test
+  void aReplicaFrozenWithSigstopWhileServingACallCostsNoCallMoreThanSeconds() throws Exception {
+    LlamaServers.Server victim = servers.get(2);
+    List<Long> millis = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+    long backAfter;
+    int callsWhileFrozen;
+    try (LlmClient client = LlmClient.builder().replicas(fleet()).listener(events)
+        .routingPolicy(RoutingPolicy.roundRobin()).build()) {
+      List<Future<?>> loops = new ArrayList<>();
+      for (int c = 0; c < CALLERS; c++) {
+        int caller = c;
+        loops.add(callers.submit(() -> {
+          java.util.SplittableRandom text = new java.util.SplittableRandom(200 + caller);
+          List<List<ChatMessage>> conversations = new ArrayList<>();
+          for (int k = 0; k < 4; k++) {
+            conversations.add(new ArrayList<>(List.of(ChatMessage.system("You are a test."))));
+          }
+          for (int turn = 0; turn < 8; turn++) {
+            for (List<ChatMessage> h : conversations) {
+              h.add(ChatMessage.user("caller " + caller + " turn " + turn + ": "
+                  + words(text, 12)));
+              ChatRequest.Builder b = ChatRequest.builder("tiny").maxTokens(16);
+              h.forEach(b::message);
+              long t0 = System.nanoTime();
+              h.add(ChatMessage.assistant(client.chat(b.build()).text()));
+              millis.add((System.nanoTime() - t0) / 1_000_000);
+              done.incrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      try {
+        EventRecorder.await("the victim serving a call after 15 calls", Duration.ofSeconds(120),
+            () -> done.get() >= 15 && client.inFlight(victim.name) > 0);
+        victim.freeze(true);
+        int frozenAt = done.get();
+        EventRecorder.await("30 more calls", Duration.ofSeconds(120),
+            () -> done.get() >= frozenAt + 30);
+        callsWhileFrozen = done.get() - frozenAt;
+      } finally {
+        victim.freeze(false);
+      }
+      long wokenAt = System.nanoTime();
+      int answeredBefore = events.answered(victim.name);
+      // Once the workload is over, the test goes on calling (round robin reaches every replica).
+      EventRecorder.await("the woken replica answers", Duration.ofSeconds(30), () -> {
+        if (loops.stream().allMatch(Future::isDone)) client.chat(chat("after the workload", 4));
+        return events.answered(victim.name) > answeredBefore;
+      });
+      backAfter = (System.nanoTime() - wokenAt) / 1_000_000;
+      for (Future<?> f : loops) f.get(120, TimeUnit.SECONDS);
+    }
+    long slowest = millis.stream().mapToLong(Long::longValue).max().orElse(0);
+    System.out.printf("SIGSTOP under load: %d calls, %d while frozen, %d failed, slowest %d ms, "
+        + "median %d ms, woken replica answering %d ms after SIGCONT%n", millis.size(),
+        callsWhileFrozen, events.failedCalls.size(), slowest,
+        millis.stream().sorted().skip(millis.size() / 2).findFirst().orElse(0L), backAfter);
+    assertThat(millis).hasSize(96);
+    assertThat(events.failedCalls).as("failed calls").isEmpty();
+    assertThat(slowest).as("slowest call, ms").isLessThan(10_000);
+    assertThat(backAfter).as("woken replica answering after SIGCONT, ms").isLessThan(10_000);
+  }
+
+  /**
    * Runs a multi-turn workload on cold servers: 24 conversations of 6 turns behind one shared
    * system prompt, 3 callers with 8 conversations each; returns the share of prompt tokens the
    * servers served from their caches.

@@ -233,6 +233,27 @@ final class LlamaServers {
       if (p != null) p.destroy();
     }
 
+    /**
+     * Sends SIGSTOP (or, with {@code false}, SIGCONT): the process freezes as a wedged or paused
+     * server does, its kernel still accepting connections that nothing answers, until continued.
+     */
+    void freeze(boolean frozen) {
+      Process p = process;
+      if (p == null) return;
+      try {
+        Process kill = new ProcessBuilder("kill", frozen ? "-STOP" : "-CONT", Long.toString(p.pid()))
+            .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+          throw new IllegalStateException("kill " + (frozen ? "-STOP" : "-CONT") + " failed");
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+
     @Override
     public void close() {
       Process p = process;

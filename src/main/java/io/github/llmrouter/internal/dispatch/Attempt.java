@@ -64,7 +64,8 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   /** Cancels the exchange, once it is prepared. */
   private volatile @Nullable Runnable cancel;
   private volatile boolean answering;
-  private volatile boolean lost;
+  /** What happened to the replica if the attempt was abandoned for it, else null. */
+  private volatile @Nullable String lost;
 
   Attempt(int number, Pick pick, Replica replica, InFlightCounter counter,
       Eligibility eligibility, Ticker ticker, long startNanos, Ended ended) {
@@ -113,14 +114,17 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   }
 
   @Override
-  public void replicaLost() {
-    lost = true;
+  public void replicaLost(String why) {
+    lost = why;
     Runnable c = cancel;
     if (c != null) c.run();
   }
 
-  /** Whether the exchange was abandoned because its replica stopped accepting connections. */
-  boolean lost() {
+  /**
+   * What happened to the replica if the exchange was abandoned for it (it stopped accepting
+   * connections or answering before this attempt got any answer), else null.
+   */
+  @Nullable String lost() {
     return lost;
   }
 

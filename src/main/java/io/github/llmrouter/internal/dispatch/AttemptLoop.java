@@ -210,10 +210,11 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   @Override
   public void failed(LlmException failure) {
     Attempt a = held();
-    if (a.lost()) {
-      // Its replica stopped accepting connections before answering: nothing reached the caller,
-      // so the attempt fails over like any other that could not reach its replica.
-      failure = new ReplicaUnreachableException(a.replica.id(), new Verdict.ReplicaGone());
+    String lost = a.lost();
+    if (lost != null) {
+      // Its replica stopped accepting connections or answering before this attempt got any
+      // answer: nothing reached the caller, so it fails over like one that could not connect.
+      failure = new ReplicaUnreachableException(a.replica.id(), new Verdict.ReplicaGone(lost));
     }
     if (result.isCancelled()) {
       a.abandoned(ticker.read()); // says nothing about the replica

@@ -68,7 +68,7 @@ final class Eligibility {
    */
   Standing admit(int index, long now, KeyFraction keyFraction) {
     ReplicaStatus h = statuses[index];
-    if (!h.isHealthy() || h.isRefusing() || h.isEjected(now)) return Standing.SKIP;
+    if (!h.isHealthy() || h.isGone() || h.isEjected(now)) return Standing.SKIP;
     if (h.isPaused(now)) return Standing.PAUSED;
     double share = h.slowStartShare(now);
     if (share < 1.0 && keyFraction.get() >= share) return Standing.DEFER;

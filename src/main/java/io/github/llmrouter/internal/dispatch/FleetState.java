@@ -88,8 +88,18 @@ public final class FleetState implements LoadReportSink {
   }
 
   @Override
-  public void reached(Replica replica) {
-    statuses.reached(replica.id());
+  public void reached(Replica replica, long answerNanos) {
+    statuses.reached(replica.id(), answerNanos);
+  }
+
+  @Override
+  public void timedOut(Replica replica, String what) {
+    statuses.timedOut(replica.id(), what);
+  }
+
+  @Override
+  public long stallBoundNanos(Replica replica) {
+    return statuses.stallBoundNanos(replica.id());
   }
 
   @Override

@@ -2,11 +2,13 @@ package io.github.llmrouter.internal.health;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,6 +36,7 @@ public final class HealthProber implements AutoCloseable {
   private final HealthCheck config;
   private final OkHttpClient http;
   private final StatusTracker tracker;
+  private final Ticker ticker;
   private final Supplier<ScheduledExecutorService> scheduler;
   private final SplittableRandom random; // guarded by this
   private final Map<String, Probe> probes = new HashMap<>(); // guarded by this
@@ -46,15 +49,17 @@ public final class HealthProber implements AutoCloseable {
    * @param http the client's OkHttp client; each check gets {@link HealthCheck#timeout()} as its
    *     whole-call timeout, and a connection of its own: a replica that stopped refuses a new
    *     connection at once, while an open one may just hang
-   * @param tracker receives the flips
+   * @param tracker receives the flips, and whether checks are answered at all
+   * @param ticker times the answers (a slow one raises the replica's stall bound)
    * @param scheduler where checks wait for their turn; asked for lazily
    * @param seed seeds the jitter
    */
-  public HealthProber(HealthCheck config, OkHttpClient http, StatusTracker tracker,
+  public HealthProber(HealthCheck config, OkHttpClient http, StatusTracker tracker, Ticker ticker,
       Supplier<ScheduledExecutorService> scheduler, long seed) {
     this.config = requireNonNull(config, "config");
     this.http = OkHttpClients.unpooled(requireNonNull(http, "http"));
     this.tracker = requireNonNull(tracker, "tracker");
+    this.ticker = requireNonNull(ticker, "ticker");
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.random = new SplittableRandom(seed);
   }
@@ -98,6 +103,7 @@ public final class HealthProber implements AutoCloseable {
     private volatile boolean stopped;
     private volatile @Nullable ScheduledFuture<?> next;
     private volatile @Nullable Call inFlight;
+    private volatile long sentAt;
     // Touched by one check at a time: the next is scheduled only after this one ends.
     private int passed;
     private int failed;
@@ -123,6 +129,7 @@ public final class HealthProber implements AutoCloseable {
       Call call = http.newCall(request);
       call.timeout().timeout(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
       inFlight = call;
+      sentAt = ticker.read();
       call.enqueue(this);
     }
 
@@ -132,7 +139,8 @@ public final class HealthProber implements AutoCloseable {
       try (response) {
         status = response.code();
       }
-      tracker.reached(replica.id()); // whatever it answered, something listens there
+      // Whatever it answered, something listens there.
+      tracker.reached(replica.id(), ticker.read() - sentAt);
       if (status >= 200 && status < 300) passed("HTTP " + status);
       else failed("HTTP " + status);
     }
@@ -142,7 +150,11 @@ public final class HealthProber implements AutoCloseable {
       if (stopped) return;
       String what = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " ("
           + e.getMessage() + ")");
-      if (e instanceof ConnectException) tracker.refused(replica.id(), "health check: " + what);
+      if (e instanceof ConnectException) {
+        tracker.refused(replica.id(), "health check: " + what);
+      } else if (e instanceof InterruptedIOException) {
+        tracker.timedOut(replica.id(), "health check: " + what);
+      }
       failed(what);
     }
 

@@ -4,6 +4,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What decides whether one replica may take traffic now: whether active health checks pass,
@@ -24,8 +25,18 @@ public final class ReplicaStatus {
   /** Ticker time until which the replica asked not to be called (Retry-After), or NEVER. */
   final AtomicLong pausedUntil = new AtomicLong(NEVER);
   final AtomicInteger consecutiveFailures = new AtomicInteger();
-  /** Connections to the replica are refused: out until a scrape or a health check reaches it. */
-  volatile boolean refusing;
+  /**
+   * Why the replica is out until a scrape or a health check gets an answer from it (it refuses
+   * connections, or it stopped answering), or null while it answers.
+   */
+  volatile @Nullable Gone gone;
+  /** Ticker time of the last answer to a scrape or a health check (or of joining). */
+  volatile long lastAnswered;
+  /**
+   * The slowest recent answer to a scrape or a health check, in nanoseconds, decaying: what this
+   * replica "normally" takes at worst, from which its stall bound is learnt.
+   */
+  volatile long slowAnswerNanos;
   /** The last fault recorded was a failure to reach the replica at all. */
   volatile boolean unreachableFault;
   /** When a scrape or health check last found the replica back after refusing, or NEVER. */
@@ -36,9 +47,29 @@ public final class ReplicaStatus {
   int ejections;
   long lastEjectionEnd = NEVER;
 
-  ReplicaStatus(String id, StatusTracker tracker) {
+  ReplicaStatus(String id, StatusTracker tracker, long now) {
     this.id = id;
     this.tracker = tracker;
+    this.lastAnswered = now;
+  }
+
+  /** Why a replica is out until it is heard from again. */
+  enum Gone {
+    /** Connecting to it was refused: nothing listens there. */
+    REFUSES_CONNECTIONS("refuses connections", "stopped accepting connections"),
+    /**
+     * Connections are accepted but nothing is answered (a paused or wedged process, a path that
+     * drops packets).
+     */
+    STOPPED_ANSWERING("stopped answering", "stopped answering");
+
+    final String state;
+    final String lost;
+
+    Gone(String state, String lost) {
+      this.state = state;
+      this.lost = lost;
+    }
   }
 
   /** {@return the replica's id} */
@@ -55,10 +86,13 @@ public final class ReplicaStatus {
     boolean answering();
 
     /**
-     * The replica stopped accepting connections before answering: cancel the exchange so that
-     * the attempt fails over. Called once, from whichever thread noticed.
+     * The replica stopped accepting connections, or stopped answering, before this attempt got
+     * any of its answer: cancel the exchange so that the attempt fails over. Called once, from
+     * whichever thread noticed.
+     *
+     * @param why what happened to the replica, e.g. {@code "stopped answering"}
      */
-    void replicaLost();
+    void replicaLost(String why);
   }
 
   /** Tracks {@code attempt} while it is in flight on the replica. */
@@ -72,20 +106,21 @@ public final class ReplicaStatus {
   }
 
   /**
-   * {@return whether the replica refuses connections: a call, a scrape or a health check could not
-   * connect, and none has reached it since}
+   * {@return whether the replica is out until it is heard from: a call, a scrape or a health check
+   * could not connect to it, or its scrapes and health checks went unanswered past its stall
+   * bound, and no scrape or health check has got an answer since}
    */
-  public boolean isRefusing() {
-    return refusing;
+  public boolean isGone() {
+    return gone != null;
   }
 
   /**
    * {@return whether the replica is out, or was last at fault, for not being reachable: only an
    * answer on a new connection can bring it back (a stopping server may still answer on
-   * connections it had open while refusing new ones)}
+   * connections it had open while refusing new ones, a paused one has none that will answer)}
    */
   public boolean awaitsReach() {
-    return refusing || unreachableFault;
+    return gone != null || unreachableFault;
   }
 
   /** {@return whether active health checks pass (true when none are configured)} */
@@ -152,6 +187,6 @@ public final class ReplicaStatus {
   public String toString() {
     return "ReplicaStatus{id=" + id + ", healthy=" + healthy + ", ejected="
         + (ejectedUntil.get() != NEVER) + ", paused=" + (pausedUntil.get() != NEVER)
-        + ", warming=" + (warmingSince != NEVER) + '}';
+        + ", warming=" + (warmingSince != NEVER) + ", gone=" + gone + '}';
   }
 }

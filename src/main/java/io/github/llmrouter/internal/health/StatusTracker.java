@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * Keeps the {@link ReplicaStatus} of every replica of the fleet, by id, and changes it on what
  * happens to the replica: membership changes (reported as events), attempt outcomes (passive
  * outlier detection, configured by {@link OutlierDetection}), pauses asked for with {@code
- * Retry-After}, verdicts of the {@link HealthProber}, and slow start after a replica joins or
- * comes back. Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields,
+ * Retry-After}, verdicts of the {@link HealthProber}, scrapes and checks refused or left
+ * unanswered (the stall watchdog), and slow start after a replica joins or comes back. Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields,
  * no locks); this class's lock is taken only to change membership or to eject.
  */
 public final class StatusTracker {
@@ -31,9 +31,14 @@ public final class StatusTracker {
    * minimum weight percent), so that it gets some traffic to warm up from the first moment.
    */
   public static final double SLOW_START_MIN_SHARE = 0.1;
+  /** A replica's stall bound is at least this many times its slowest recent answer. */
+  static final int STALL_MULTIPLE = 4;
+  /** Each answer takes 1/64 off the slowest recent answer (halved in about 44 answers). */
+  private static final int SLOW_ANSWER_DECAY_SHIFT = 6;
 
   private final OutlierDetection outliers;
   private final long slowStartNanos;
+  private final long stallNanos;
   private final Ticker ticker;
   private final RoutingListener listener;
   private final ConcurrentHashMap<String, ReplicaStatus> byId = new ConcurrentHashMap<>();
@@ -45,13 +50,16 @@ public final class StatusTracker {
    *
    * @param outliers when failures eject a replica
    * @param slowStart the slow-start window ({@link Duration#ZERO} for none)
+   * @param stallTimeout how long a replica may leave its scrapes and health checks unanswered
+   *     before it is taken out ({@link Duration#ZERO} turns the stall watchdog off)
    * @param ticker the client's time source
    * @param listener receives membership, ejection and health events; must not throw
    */
-  public StatusTracker(OutlierDetection outliers, Duration slowStart, Ticker ticker,
-      RoutingListener listener) {
+  public StatusTracker(OutlierDetection outliers, Duration slowStart, Duration stallTimeout,
+      Ticker ticker, RoutingListener listener) {
     this.outliers = requireNonNull(outliers, "outliers");
     this.slowStartNanos = requireNonNull(slowStart, "slowStart").toNanos();
+    this.stallNanos = requireNonNull(stallTimeout, "stallTimeout").toNanos();
     this.ticker = requireNonNull(ticker, "ticker");
     this.listener = requireNonNull(listener, "listener");
   }
@@ -72,7 +80,7 @@ public final class StatusTracker {
     for (Replica r : next.replicas()) {
       Replica old = before.remove(r.id());
       if (old == null) {
-        ReplicaStatus h = byId.computeIfAbsent(r.id(), id -> new ReplicaStatus(id, this));
+        ReplicaStatus h = byId.computeIfAbsent(r.id(), this::fresh);
         if (!previous.isEmpty() && slowStartNanos > 0) h.warmingSince = now;
         emit(l -> l.onMembershipChanged(new MembershipEvent(r.id(), MembershipEvent.Change.ADDED,
             reason, next.size())));
@@ -98,9 +106,14 @@ public final class StatusTracker {
   public ReplicaStatus[] statusesOf(ReplicaSet snapshot) {
     ReplicaStatus[] health = new ReplicaStatus[snapshot.size()];
     for (int i = 0; i < health.length; i++) {
-      health[i] = byId.computeIfAbsent(snapshot.get(i).id(), id -> new ReplicaStatus(id, this));
+      health[i] = byId.computeIfAbsent(snapshot.get(i).id(), this::fresh);
     }
     return health;
+  }
+
+  /** A replica first seen now: silent since now, as far as the stall watchdog knows. */
+  private ReplicaStatus fresh(String id) {
+    return new ReplicaStatus(id, this, ticker.read());
   }
 
   /**
@@ -168,7 +181,7 @@ public final class StatusTracker {
    * Connecting to the replica with {@code id} was refused, by a call, a load scrape or a health
    * check: it is taken out at once (nothing listens there: a stopped process, a pod going away),
    * and its attempts in flight that have not begun to be answered fail over, their exchanges
-   * cancelled. One that refuses again within the base ejection time after coming back is also
+   * cancelled. One that goes away again within the base ejection time after coming back is also
    * ejected, for a time that grows with each ejection, so that it cannot flap in and out.
    *
    * @param id the replica
@@ -176,37 +189,85 @@ public final class StatusTracker {
    */
   public void refused(String id, String why) {
     ReplicaStatus h = byId.get(id);
-    if (h == null) return;
+    if (h != null) gone(h, ReplicaStatus.Gone.REFUSES_CONNECTIONS, why);
+  }
+
+  /**
+   * A load scrape or a health check of the replica with {@code id} timed out (it was not
+   * refused). If nothing has been answered for the replica's stall bound ({@link
+   * #stallBoundNanos}), it is taken out as one that {@linkplain #refused refuses connections} is:
+   * a paused or wedged process still accepts connections but answers none, and a call sent there
+   * would wait out its first-byte timeout. Does nothing while the stall watchdog is off.
+   *
+   * @param id the replica
+   * @param what what timed out, for the event
+   */
+  public void timedOut(String id, String what) {
+    ReplicaStatus h = byId.get(id);
+    if (h == null || stallNanos == 0 || h.gone != null) return;
+    long silent = ticker.read() - h.lastAnswered;
+    if (silent < stallBoundNanos(h)) return;
+    gone(h, ReplicaStatus.Gone.STOPPED_ANSWERING, "nothing answered for "
+        + Duration.ofNanos(silent).toMillis() + " ms, last: " + what);
+  }
+
+  /**
+   * How long the replica with {@code id} may leave its scrapes and health checks unanswered
+   * before {@link #timedOut} takes it out: the stall timeout, or four times its slowest recent
+   * answer if that is longer (a replica that answers slowly when busy is not taken for a hung
+   * one). A scrape that timed out asks again on a new connection with this as its timeout.
+   *
+   * @param id the replica
+   * @return the bound in nanoseconds, 0 if the watchdog is off
+   */
+  public long stallBoundNanos(String id) {
+    ReplicaStatus h = byId.get(id);
+    return h == null || stallNanos == 0 ? stallNanos : stallBoundNanos(h);
+  }
+
+  private long stallBoundNanos(ReplicaStatus h) {
+    long learnt = h.slowAnswerNanos;
+    return learnt > stallNanos / STALL_MULTIPLE ? learnt * STALL_MULTIPLE : stallNanos;
+  }
+
+  private void gone(ReplicaStatus h, ReplicaStatus.Gone kind, String why) {
     h.unreachableFault = true;
-    if (!h.refusing) {
-      h.refusing = true;
+    if (h.gone == null) {
+      h.gone = kind;
       long back = h.backSince;
       long now = ticker.read();
-      emit(l -> l.onHealthChanged(new HealthChangedEvent(id, false, "refuses connections: "
-          + why)));
+      emit(l -> l.onHealthChanged(new HealthChangedEvent(h.id(), false, kind.state + ": " + why)));
       if (outliers.enabled() && back != ReplicaStatus.NEVER
           && now - back < outliers.baseEjectionTime().toNanos()) {
         h.unreachableFault = false; // not undone by the next scrape that reaches it
-        eject(h, 1, "refused connections again " + Duration.ofNanos(now - back).toMillis()
+        eject(h, 1, kind.state + " again " + Duration.ofNanos(now - back).toMillis()
             + " ms after coming back: " + why);
       }
     }
+    ReplicaStatus.Gone out = h.gone;
+    String lost = (out == null ? kind : out).lost;
     for (ReplicaStatus.InFlight attempt : h.inFlight) {
-      if (!attempt.answering() && h.inFlight.remove(attempt)) attempt.replicaLost();
+      if (!attempt.answering() && h.inFlight.remove(attempt)) attempt.replicaLost(lost);
     }
   }
 
   /**
-   * A load scrape or a health check got an answer (any status) from the replica with {@code id}:
-   * one that refused connections takes traffic again (through its slow start, if one is
-   * configured), and one ejected or behind an open breaker for being unreachable is let back
-   * now rather than when its time runs out. Costs two volatile reads when there is nothing to
-   * undo.
+   * A load scrape or a health check got an answer (any status) from the replica with {@code id},
+   * {@code answerNanos} after it was sent: one that was out for refusing connections or not
+   * answering takes traffic again (through its slow start, if one is configured), and one ejected
+   * or behind an open breaker for being unreachable is let back now rather than when its time
+   * runs out. The answer's time feeds the replica's learnt stall bound. Off the request path:
+   * writes two volatile fields.
    */
-  public void reached(String id) {
+  public void reached(String id, long answerNanos) {
     ReplicaStatus h = byId.get(id);
-    if (h == null || (!h.refusing && !h.unreachableFault)) return;
+    if (h == null) return;
     long now = ticker.read();
+    h.lastAnswered = now;
+    long slow = h.slowAnswerNanos;
+    long decayed = Math.max(answerNanos, slow - (slow >> SLOW_ANSWER_DECAY_SHIFT));
+    if (decayed != slow) h.slowAnswerNanos = decayed;
+    if (h.gone == null && !h.unreachableFault) return;
     if (h.unreachableFault) {
       h.unreachableFault = false;
       long until = h.ejectedUntil.get();
@@ -218,8 +279,8 @@ public final class StatusTracker {
       }
       reachedAgain.accept(id);
     }
-    if (h.refusing) {
-      h.refusing = false;
+    if (h.gone != null) {
+      h.gone = null;
       h.backSince = now;
       if (slowStartNanos > 0) h.warmingSince = now;
       emit(l -> l.onHealthChanged(new HealthChangedEvent(id, true, "reachable again")));

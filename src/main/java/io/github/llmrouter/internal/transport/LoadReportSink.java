@@ -29,8 +29,29 @@ public interface LoadReportSink {
    * A scrape got an answer (of any status) from {@code replica}: something listens there.
    *
    * @param replica the replica
+   * @param answerNanos how long after sending the scrape its answer began
    */
-  default void reached(Replica replica) {}
+  default void reached(Replica replica, long answerNanos) {}
+
+  /**
+   * A scrape of {@code replica}, asked again on a new connection with {@link #stallBoundNanos}
+   * as its timeout, still got no answer: the replica may have stopped answering.
+   *
+   * @param replica the replica
+   * @param what what timed out
+   */
+  default void timedOut(Replica replica, String what) {}
+
+  /**
+   * How long {@code replica} may leave a scrape unanswered before it is judged to have stopped
+   * answering; a scrape that timed out is asked again on a new connection with this timeout.
+   *
+   * @param replica the replica
+   * @return nanoseconds; 0 when nothing is judged on it
+   */
+  default long stallBoundNanos(Replica replica) {
+    return 0;
+  }
 
   /**
    * Whether {@code replica} is out for not being reachable: then only an answer on a new

@@ -13,6 +13,7 @@ import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing here throws into a call or stops the schedule: a failed exchange, a non-2xx status,
  * or a body the dialect cannot read counts as a failure and publishes nothing; malformed lines
- * are skipped and counted. A replica is never declared down for failing to be scraped.
+ * are skipped and counted. A failed scrape never takes a replica out by itself: only one that
+ * cannot connect (refused), or one that a new connection still gets no answer from within the
+ * replica's stall bound (stopped answering), tells the sink so.
  */
 public final class LoadScraper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LoadScraper.class);
@@ -72,6 +75,11 @@ public final class LoadScraper implements AutoCloseable {
    * connections just hang.
    */
   private final OkHttpClient unpooled;
+  /**
+   * The unpooled client without read or whole-call timeouts: a probe's timeout is set per call,
+   * to its replica's stall bound.
+   */
+  private final OkHttpClient probing;
   private final @Nullable String authorization;
   private final LoadMonitoring config;
   private final Ticker ticker;
@@ -104,6 +112,8 @@ public final class LoadScraper implements AutoCloseable {
         .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .build();
     this.unpooled = OkHttpClients.unpooled(http);
+    this.probing = unpooled.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO)
+        .build();
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.ticker = requireNonNull(ticker, "ticker");
     this.replicas = requireNonNull(replicas, "replicas");
@@ -161,22 +171,32 @@ public final class LoadScraper implements AutoCloseable {
 
   /**
    * After a scrape failed without saying whether anything listens (a timeout, a dead pooled
-   * connection), asks again on a fresh connection: refused means the replica is gone. The scrape
-   * counts as failed either way; {@code done} completes when the probe has.
+   * connection), asks again on a fresh connection, waiting up to the replica's stall bound:
+   * refused means the replica is gone, no answer that it stopped answering, any answer that it is
+   * there. The scrape counts as failed either way; {@code done} completes when the probe has.
    */
   private void probe(Replica replica, Request request, IOException first,
       CompletableFuture<Void> done) {
-    unpooled.newCall(request).enqueue(new Callback() {
+    Call call = probing.newCall(request);
+    long bound = sink.stallBoundNanos(replica);
+    call.timeout().timeout(bound > 0 ? bound : config.scrapeTimeout().toNanos(),
+        TimeUnit.NANOSECONDS);
+    long sent = ticker.read();
+    call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
-        if (e instanceof ConnectException) sink.refused(replica, "load scrape: " + e);
+        if (e instanceof ConnectException) {
+          sink.refused(replica, "load scrape: " + e);
+        } else if (e instanceof InterruptedIOException && !closed.get()) {
+          sink.timedOut(replica, "load scrape (" + e.getClass().getSimpleName() + ")");
+        }
         failed(replica, first.toString(), done);
       }
 
       @Override
       public void onResponse(Call c, Response response) {
         response.close();
-        sink.reached(replica);
+        sink.reached(replica, ticker.read() - sent);
         failed(replica, first.toString(), done);
       }
     });
@@ -206,6 +226,7 @@ public final class LoadScraper implements AutoCloseable {
       failed(replica, "request not built (" + e.getClass().getSimpleName() + ")", done);
       return done;
     }
+    long sent = ticker.read();
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
@@ -220,7 +241,7 @@ public final class LoadScraper implements AutoCloseable {
 
       @Override
       public void onResponse(Call c, Response response) {
-        sink.reached(replica);
+        sink.reached(replica, ticker.read() - sent);
         try (response) {
           if (!response.isSuccessful()) {
             failed(replica, "HTTP " + response.code(), done);

@@ -86,15 +86,20 @@ public record Verdict(Blame blame, boolean retryable, boolean unreachable, boole
   }
 
   /**
-   * Why an attempt in flight was abandoned: its replica stopped accepting connections before it
-   * answered. The attempt fails over like one that could not connect.
+   * Why an attempt in flight was abandoned: its replica stopped accepting connections, or stopped
+   * answering, before the attempt got any answer. The attempt fails over like one that could not
+   * connect.
    */
   public static final class ReplicaGone extends IOException {
     private static final long serialVersionUID = 1L;
 
-    /** The cause of a {@code ReplicaUnreachableException} for an abandoned attempt. */
-    public ReplicaGone() {
-      super("stopped accepting connections before answering; failed over");
+    /**
+     * The cause of a {@code ReplicaUnreachableException} for an abandoned attempt.
+     *
+     * @param what what the replica did, e.g. {@code "stopped answering"}
+     */
+    public ReplicaGone(String what) {
+      super(what + " before this attempt got any answer; failed over");
     }
   }
 }

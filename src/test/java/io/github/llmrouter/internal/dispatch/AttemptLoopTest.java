@@ -92,7 +92,8 @@ class AttemptLoopTest {
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
         callTimeout, breakers, admission, 16,
         Duration.ofSeconds(3), ticker, listener, () -> listener != RoutingListener.NONE);
-    statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker, listener);
+    statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, Duration.ZERO, ticker,
+        listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
     HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),
         retry::isRetryableStatus, LoadMonitoring.disabled(), fleet, ticker, listener);

@@ -36,7 +36,8 @@ class AttemptTest {
   private final ReplicaSet one = named(2);
   /** Ejects after one failure, so that a failure's record can be seen. */
   private final StatusTracker tracker = new StatusTracker(OutlierDetection.builder()
-      .consecutiveFailures(1).maxEjectionPercent(100).build(), Duration.ZERO, ticker, events);
+      .consecutiveFailures(1).maxEjectionPercent(100).build(), Duration.ZERO, Duration.ZERO,
+          ticker, events);
   private final Eligibility eligibility;
   private final InFlightCounter counter = LocalLoad.of(one).counter(0);
   private final Account account = new Account();
@@ -111,13 +112,13 @@ class AttemptTest {
   @Test
   void aReplicaThatStopsAcceptingConnectionsCancelsTheExchangeNotYetAnswered() {
     Attempt a = sent();
-    assertThat(a.lost()).isFalse();
+    assertThat(a.lost()).isNull();
     assertThat(a.answering()).isFalse();
 
     tracker.refused("r0", "connection refused");
 
     assertThat(cancelled).containsExactly("r0");
-    assertThat(a.lost()).isTrue();
+    assertThat(a.lost()).isEqualTo("stopped accepting connections");
   }
 
   @Test
@@ -129,7 +130,7 @@ class AttemptTest {
     tracker.refused("r0", "connection refused");
 
     assertThat(cancelled).isEmpty();
-    assertThat(a.lost()).isFalse();
+    assertThat(a.lost()).isNull();
   }
 
   @Test

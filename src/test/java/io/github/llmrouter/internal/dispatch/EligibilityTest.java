@@ -48,7 +48,7 @@ class EligibilityTest {
   }
 
   private StatusTracker tracker(OutlierDetection outliers, ReplicaSet set) {
-    StatusTracker tracker = new StatusTracker(outliers, SLOW_START, ticker, events);
+    StatusTracker tracker = new StatusTracker(outliers, SLOW_START, Duration.ZERO, ticker, events);
     tracker.update(set, "test");
     return tracker;
   }
@@ -334,9 +334,9 @@ class EligibilityTest {
     e.record(0, true, ticker.read(), 1_000, new ReplicaUnreachableException("r0",
         new ConnectException("Connection refused")));
 
-    assertThat(e.status(0).isRefusing()).isTrue();
+    assertThat(e.status(0).isGone()).isTrue();
     assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
-    tracker.reached("r0"); // a scrape got an answer: 1 s later, not after the 10 s open time
+    tracker.reached("r0", 0); // a scrape got an answer: 1 s later, not after the 10 s open time
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to)
         .containsExactly("OPEN", "HALF_OPEN");
     assertThat(e.admit(0, ticker.read(), () -> 0)).as("the probe").isEqualTo(Standing.ADMIT);
@@ -348,7 +348,7 @@ class EligibilityTest {
     Eligibility e = wiredAsTheDispatcherDoes(tracker);
     e.record(0, true, ticker.read(), 1_000, http(503));
 
-    tracker.reached("r0");
+    tracker.reached("r0", 0);
 
     assertThat(events.breakers).extracting(CircuitBreakerEvent::to).containsExactly("OPEN");
     assertThat(e.admit(0, ticker.read(), () -> 0)).isEqualTo(Standing.SKIP);
@@ -360,7 +360,7 @@ class EligibilityTest {
     Eligibility e = wiredAsTheDispatcherDoes(tracker);
     ticker.advance(Duration.ofHours(1));
     tracker.refused("r0", "refused"); // stopped
-    tracker.reached("r0"); // its process is back, its model still loading
+    tracker.reached("r0", 0); // its process is back, its model still loading
 
     // Loading: 503 after 503, each failed over; it is neither ejected nor cut off by its breaker.
     for (int i = 0; i < 12; i++) {
@@ -382,7 +382,7 @@ class EligibilityTest {
     for (int i = 0; i < 4; i++) e.record(0, false, ticker.read(), 1_000, http(503));
     assertThat(e.status(0).isEjected(ticker.read())).isTrue();
     tracker.refused("r1", "refused");
-    tracker.reached("r1");
+    tracker.reached("r1", 0);
     assertThat(e.admit(1, ticker.read(), () -> 0)).isEqualTo(Standing.ADMIT);
     e.record(1, true, ticker.read(), 1_000, http(500));
     assertThat(events.breakers).filteredOn(b -> b.replicaId().equals("r1"))

@@ -63,6 +63,7 @@ class EligibleWalkTest {
   /** {@code five} (r0..r4) where r4 joins four warm replicas now: its 30 s slow start begins. */
   private Eligibility aFifthReplicaJustJoined(ReplicaSet five) {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
+        Duration.ZERO,
         ticker, events);
     tracker.update(named(4), "test");
     tracker.update(five, "test");
@@ -75,7 +76,8 @@ class EligibleWalkTest {
     Eligibility eligibility = aFifthReplicaJustJoined(five);
     // What the newcomer owns when warm: the reference for its share.
     double owned = firstPicks(five, Eligibility.of(
-        new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker, events),
+        new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, Duration.ZERO, ticker,
+            events),
         noBreakers(), Duration.ofSeconds(10), five))[4];
 
     double[] expected = {0.1, 0.25, 0.5, 0.75, 1.0};
@@ -143,7 +145,8 @@ class EligibleWalkTest {
 
   @Test
   void ejectedReplicasAreSkippedAndWhenNoneIsEligibleEveryReplicaIsTriedInRankOrder() {
-    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
+    StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO,
+        Duration.ZERO, ticker,
         events);
     ReplicaBreakers breakers = new ReplicaBreakers(CircuitBreakerPolicy.disabled(), ticker, events);
     ReplicaSet set = named(6); // more than the four the walk makes room for at first
@@ -175,7 +178,8 @@ class EligibleWalkTest {
 
   @Test
   void anOpenBreakerIsSkippedAndHalfOpensAfterItsOpenDuration() {
-    StatusTracker tracker = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
+    StatusTracker tracker = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
+        Duration.ZERO, ticker,
         events);
     CircuitBreakerPolicy policy = CircuitBreakerPolicy.builder().slidingWindowSize(4)
         .minimumCalls(4).failureRateThreshold(50).openDuration(Duration.ofSeconds(10))
@@ -248,6 +252,7 @@ class EligibleWalkTest {
   /** A tracker of {@code set} whose slow start lasts 30 s; no replica warming yet. */
   private StatusTracker warmTracker(ReplicaSet set) {
     StatusTracker tracker = new StatusTracker(OutlierDetection.defaults(), Duration.ofSeconds(30),
+        Duration.ZERO,
         ticker, events);
     tracker.update(set, "test");
     return tracker;

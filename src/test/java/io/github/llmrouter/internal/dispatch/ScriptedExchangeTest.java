@@ -72,7 +72,8 @@ class ScriptedExchangeTest {
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder,
         retry, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
         Duration.ofSeconds(3), ticker, listener, () -> true);
-    StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, ticker,
+    StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
+        Duration.ZERO, ticker,
         listener);
     fleet = new FleetState(config, statuses, () -> scheduler);
     HttpTransport transport = new HttpTransport(http, null, Duration.ofSeconds(30),

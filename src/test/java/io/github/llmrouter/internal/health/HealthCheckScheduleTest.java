@@ -41,11 +41,12 @@ class HealthCheckScheduleTest {
   private List<Long> delays(HealthCheck config, int checks) {
     replica.answer(200, Map.of(), "");
     StatusTracker tracker = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
-        Ticker.system(), RoutingListener.NONE);
+        Duration.ZERO, Ticker.system(), RoutingListener.NONE);
     ReplicaSet fleet = ReplicaSet.of(List.of(Replica.of(replica.url())));
     tracker.update(fleet, "test");
     List<Long> delays = new ArrayList<>();
-    try (HealthProber checker = new HealthProber(config, http, tracker, () -> scheduler, 42)) {
+    try (HealthProber checker = new HealthProber(config, http, tracker, Ticker.system(),
+        () -> scheduler, 42)) {
       checker.update(fleet);
       for (int i = 0; i < checks; i++) {
         EventRecorder.await("check " + (i + 1) + " scheduled", Duration.ofSeconds(10),

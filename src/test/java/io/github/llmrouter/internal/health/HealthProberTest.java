@@ -35,8 +35,9 @@ class HealthProberTest {
 
   private final ManualScheduler scheduler = new ManualScheduler();
   private final EventRecorder events = new EventRecorder();
+  private final ManualTicker ticker = new ManualTicker();
   private final StatusTracker tracker = new StatusTracker(OutlierDetection.disabled(),
-      Duration.ZERO, new ManualTicker(), events);
+      Duration.ZERO, Duration.ZERO, ticker, events);
   /** Runs every exchange on the thread that starts it. */
   private final OkHttpClient http =
       new OkHttpClient.Builder().dispatcher(new Dispatcher(new SameThread())).build();
@@ -47,7 +48,7 @@ class HealthProberTest {
   void start() throws Exception {
     server = new MockWebServer();
     server.start(InetAddress.getLoopbackAddress(), 0);
-    prober = new HealthProber(CHECK, http, tracker, () -> scheduler, 42);
+    prober = new HealthProber(CHECK, http, tracker, ticker, () -> scheduler, 42);
   }
 
   @AfterEach

@@ -4,6 +4,7 @@ import static io.github.llmrouter.routing.Fleets.named;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.observe.EjectionEvent;
+import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
@@ -21,7 +22,7 @@ class StatusTrackerTest {
   private final EventRecorder events = new EventRecorder();
 
   private StatusTracker tracker(OutlierDetection outliers) {
-    return new StatusTracker(outliers, Duration.ofSeconds(30), ticker, events);
+    return new StatusTracker(outliers, Duration.ofSeconds(30), Duration.ZERO, ticker, events);
   }
 
   /** Tells {@code t} about a fleet of {@code n} replicas {@code r0 ..}; returns their statuses. */
@@ -102,7 +103,8 @@ class StatusTrackerTest {
     long ejected = java.util.Arrays.stream(h).filter(r -> r.isEjected(ticker.read())).count();
     assertThat(ejected).isEqualTo(2); // 10% of 20
 
-    StatusTracker small = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, ticker,
+    StatusTracker small = new StatusTracker(OutlierDetection.defaults(), Duration.ZERO,
+        Duration.ZERO, ticker,
         events);
     ReplicaStatus[] h4 = fleetOf(small, 4);
     for (ReplicaStatus r : h4) fail(small, r, 5);
@@ -210,7 +212,7 @@ class StatusTrackerTest {
     }
 
     @Override
-    public void replicaLost() {
+    public void replicaLost(String why) {
       lost++;
     }
   }
@@ -227,7 +229,7 @@ class StatusTrackerTest {
     t.refused("r1", "load scrape: java.net.ConnectException: Connection refused");
     t.refused("r1", "again"); // already out: no second event, nothing lost twice
 
-    assertThat(r1.isRefusing()).isTrue();
+    assertThat(r1.isGone()).isTrue();
     assertThat(waiting.lost).isEqualTo(1);
     assertThat(answering.lost).as("an answer under way is left alone").isZero();
     assertThat(events.health).singleElement().satisfies(e -> {
@@ -243,13 +245,13 @@ class StatusTrackerTest {
     ReplicaStatus r1 = fleetOf(t, 4)[1];
     t.refused("r1", "refused");
     ticker.advance(Duration.ofMinutes(5));
-    t.reached("r1");
+    t.reached("r1", 0);
 
-    assertThat(r1.isRefusing()).isFalse();
+    assertThat(r1.isGone()).isFalse();
     assertThat(r1.slowStartShare(ticker.read())).isEqualTo(StatusTracker.SLOW_START_MIN_SHARE);
     assertThat(events.health).extracting(e -> e.healthy() + " " + e.reason())
         .containsExactly("false refuses connections: refused", "true reachable again");
-    t.reached("r1"); // nothing left to undo: no event
+    t.reached("r1", 0); // nothing left to undo: no event
     assertThat(events.health).hasSize(2);
   }
 
@@ -262,8 +264,8 @@ class StatusTrackerTest {
     assertThat(fleet[1].isEjected(ticker.read())).isTrue();
     assertThat(fleet[2].isEjected(ticker.read())).isTrue();
 
-    t.reached("r1");
-    t.reached("r2");
+    t.reached("r1", 0);
+    t.reached("r2", 0);
 
     assertThat(fleet[1].isEjected(ticker.read())).isFalse();
     assertThat(fleet[2].isEjected(ticker.read())).as("5xx keeps its ejection time").isTrue();
@@ -280,11 +282,11 @@ class StatusTrackerTest {
     ReplicaStatus r1 = fleetOf(t, 4)[1];
     ticker.advance(Duration.ofHours(1)); // far from the ticker's start
     t.refused("r1", "refused");
-    t.reached("r1");
+    t.reached("r1", 0);
     ticker.advance(Duration.ofSeconds(30));
     t.refused("r1", "refused");
     assertThat(r1.isEjected(ticker.read())).as("30 s after: not a flap").isFalse();
-    t.reached("r1");
+    t.reached("r1", 0);
     ticker.advance(Duration.ofSeconds(30).minusNanos(1));
     t.refused("r1", "refused");
     assertThat(r1.isEjected(ticker.read())).as("just under 30 s after: a flap").isTrue();
@@ -297,18 +299,150 @@ class StatusTrackerTest {
     List<Duration> ejected = new ArrayList<>();
     for (int flap = 0; flap < 3; flap++) {
       t.refused("r1", "refused");
-      t.reached("r1"); // a scrape reaches it: back
+      t.reached("r1", 0); // a scrape reaches it: back
       ticker.advance(Duration.ofSeconds(1));
       t.refused("r1", "refused"); // and gone again a second later: ejected
       assertThat(r1.isEjected(ticker.read())).isTrue();
       Duration d = events.ejections.get(events.ejections.size() - 1).duration();
       ejected.add(d);
-      t.reached("r1"); // answering scrapes does not end this ejection
+      t.reached("r1", 0); // answering scrapes does not end this ejection
       assertThat(r1.isEjected(ticker.read())).as("flap %d", flap).isTrue();
       ticker.advance(d);
       assertThat(r1.isEjected(ticker.read())).isFalse();
     }
     assertThat(ejected).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(60),
         Duration.ofSeconds(90));
+  }
+
+  private StatusTracker watching(Duration stallTimeout) {
+    return new StatusTracker(OutlierDetection.defaults(), Duration.ZERO, stallTimeout, ticker,
+        events);
+  }
+
+  /** What a replicaLost call said, for an attempt in flight. */
+  private static final class Lost implements ReplicaStatus.InFlight {
+    final boolean answering;
+    final List<String> why = new ArrayList<>();
+
+    Lost(boolean answering) {
+      this.answering = answering;
+    }
+
+    @Override
+    public boolean answering() {
+      return answering;
+    }
+
+    @Override
+    public void replicaLost(String what) {
+      why.add(what);
+    }
+  }
+
+  @Test
+  void aReplicaLeftUnansweredForTheStallTimeoutIsTakenOutAndItsUnansweredAttemptsFailOver() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    Lost waiting = new Lost(false);
+    Lost answering = new Lost(true);
+    r1.track(waiting);
+    r1.track(answering);
+    t.reached("r1", 1_000_000);
+
+    ticker.advance(Duration.ofSeconds(3).minusNanos(1));
+    t.timedOut("r1", "load scrape (InterruptedIOException)");
+    assertThat(r1.isGone()).as("just under the bound").isFalse();
+    assertThat(waiting.why).isEmpty();
+
+    ticker.advance(Duration.ofNanos(1));
+    t.timedOut("r1", "load scrape (InterruptedIOException)");
+    t.timedOut("r1", "health check"); // already out: no second event
+    assertThat(r1.isGone()).isTrue();
+    assertThat(r1.awaitsReach()).isTrue();
+    assertThat(waiting.why).containsExactly("stopped answering");
+    assertThat(answering.why).as("an answer under way is left alone").isEmpty();
+    assertThat(events.health).singleElement().satisfies(e -> {
+      assertThat(e.replicaId()).isEqualTo("r1");
+      assertThat(e.healthy()).isFalse();
+      assertThat(e.reason()).isEqualTo("stopped answering: nothing answered for 3000 ms, last: "
+          + "load scrape (InterruptedIOException)");
+    });
+    assertThat(events.ejections).isEmpty();
+  }
+
+  @Test
+  void aReplicaNeverAnsweredSinceItJoinedCountsItsSilenceFromJoining() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ticker.advance(Duration.ofMinutes(10));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    ticker.advance(Duration.ofSeconds(2));
+    t.timedOut("r0", "load scrape");
+    assertThat(r0.isGone()).isFalse();
+    ticker.advance(Duration.ofSeconds(1));
+    t.timedOut("r0", "load scrape");
+    assertThat(r0.isGone()).isTrue();
+  }
+
+  @Test
+  void aReplicaThatAnswersSlowlyEarnsFourTimesItsSlowestRecentAnswerAsItsBound() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    assertThat(t.stallBoundNanos("r1")).isEqualTo(Duration.ofSeconds(3).toNanos());
+    t.reached("r1", Duration.ofSeconds(2).toNanos()); // a scrape answered between long batches
+    assertThat(t.stallBoundNanos("r1")).isEqualTo(Duration.ofSeconds(8).toNanos());
+
+    ticker.advance(Duration.ofSeconds(7));
+    t.timedOut("r1", "load scrape");
+    assertThat(r1.isGone()).as("7 s: within its learnt bound").isFalse();
+    ticker.advance(Duration.ofSeconds(1));
+    t.timedOut("r1", "load scrape");
+    assertThat(r1.isGone()).isTrue();
+
+    // Fast answers wear the learnt bound down to the stall timeout again.
+    for (int i = 0; i < 200; i++) t.reached("r1", 1_000_000);
+    assertThat(t.stallBoundNanos("r1")).isEqualTo(Duration.ofSeconds(3).toNanos());
+    assertThat(t.stallBoundNanos("unknown")).isEqualTo(Duration.ofSeconds(3).toNanos());
+  }
+
+  @Test
+  void aStallTimeoutOfZeroNeverTakesAReplicaOut() {
+    StatusTracker t = watching(Duration.ZERO);
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    ticker.advance(Duration.ofHours(1));
+    t.timedOut("r1", "load scrape");
+    assertThat(r1.isGone()).isFalse();
+    assertThat(t.stallBoundNanos("r1")).isZero();
+    assertThat(events.health).isEmpty();
+  }
+
+  @Test
+  void aHungReplicaIsBackAtItsFirstAnswerAndOneThatHangsAgainSoonAfterIsEjected() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    ticker.advance(Duration.ofSeconds(5));
+    t.timedOut("r1", "load scrape");
+    t.reached("r1", 1_000_000);
+    assertThat(r1.isGone()).isFalse();
+    assertThat(events.health).extracting(HealthChangedEvent::healthy).containsExactly(false, true);
+
+    ticker.advance(Duration.ofSeconds(4));
+    t.timedOut("r1", "load scrape");
+    assertThat(r1.isGone()).isTrue();
+    assertThat(r1.isEjected(ticker.read())).as("hung again 4 s after coming back").isTrue();
+    assertThat(events.ejections).singleElement().satisfies(e ->
+        assertThat(e.reason()).contains("stopped answering again 4000 ms after coming back"));
+  }
+
+  @Test
+  void aReplicaThatRefusesWhileHungStaysOutForTheFirstReason() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    ticker.advance(Duration.ofSeconds(5));
+    t.timedOut("r1", "load scrape");
+    Lost waiting = new Lost(false);
+    r1.track(waiting);
+    t.refused("r1", "connection refused");
+    assertThat(events.health).singleElement();
+    assertThat(waiting.why).containsExactly("stopped answering");
   }
 }

@@ -71,7 +71,7 @@ class VerdictTest {
         new ConnectException("refused")));
     assertThat(refused).isEqualTo(new Verdict(Blame.REPLICA, true, true, true, -1, null,
         "unreachable (ConnectException)"));
-    Verdict gone = Verdict.of(new ReplicaUnreachableException("r", new Verdict.ReplicaGone()));
+    Verdict gone = Verdict.of(new ReplicaUnreachableException("r", new Verdict.ReplicaGone("stopped accepting connections")));
     assertThat(gone).extracting(Verdict::blame, Verdict::retryable, Verdict::unreachable,
         Verdict::refused).containsExactly(Blame.REPLICA, true, true, false);
     assertThat(gone.label()).isEqualTo("unreachable (ReplicaGone)");
@@ -108,7 +108,7 @@ class VerdictTest {
 
   @Test
   void aReplicaGoneSaysWhatHappenedWithoutNamingTheReplica() {
-    assertThat(new Verdict.ReplicaGone().getMessage())
-        .isEqualTo("stopped accepting connections before answering; failed over");
+    assertThat(new Verdict.ReplicaGone("stopped accepting connections").getMessage())
+        .isEqualTo("stopped accepting connections before this attempt got any answer; failed over");
   }
 }
