@@ -11,6 +11,7 @@ import io.github.llmrouter.observe.ConnectionResentEvent;
 import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.HealthChangedEvent;
+import io.github.llmrouter.observe.HedgeEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RequestHeaders;
@@ -169,5 +170,10 @@ final class GuardedListeners implements RoutingListener {
   @Override
   public void onConnectionResent(ConnectionResentEvent event) {
     deliver("onConnectionResent", event, RoutingListener::onConnectionResent);
+  }
+
+  @Override
+  public void onHedge(HedgeEvent event) {
+    deliver("onHedge", event, RoutingListener::onHedge);
   }
 }

@@ -109,9 +109,10 @@ public final class LlmClient implements FleetView, AutoCloseable {
     // A call's events are built if a listener of the application's hears them, or if routing
     // decisions are logged.
     boolean heard = !b.listeners.isEmpty();
-    DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.callTimeout,
-        b.circuitBreaker, b.admission, b.maxWaitingCalls, b.loadMonitoring.staleAfter(), b.ticker,
-        listener, () -> heard || clientLog.routingLogged());
+    DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.hedgePolicy,
+        b.callTimeout, b.circuitBreaker, b.admission, b.maxWaitingCalls,
+        b.loadMonitoring.staleAfter(), b.ticker, listener,
+        () -> heard || clientLog.routingLogged());
     StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.stallTimeout,
         b.ticker, listener);
     this.fleet = new FleetState(config, statuses, scheduler);
@@ -148,7 +149,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    * @throws LlmException how the call failed (see the class comment for which)
    */
   public ChatResponse chat(ChatRequest request) {
-    return dispatcher.call(Endpoint.CHAT, routing(request), request(Endpoint.CHAT, request));
+    return dispatcher.call(Endpoint.CHAT, routing(request), request(Endpoint.CHAT, request, request.hedgeable()));
   }
 
   /**
@@ -161,7 +162,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public CompletableFuture<ChatResponse> chatAsync(ChatRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.CHAT, routing(request),
-        request(Endpoint.CHAT, request)));
+        request(Endpoint.CHAT, request, request.hedgeable())));
   }
 
   /**
@@ -174,7 +175,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     return dispatcher.stream(Endpoint.CHAT_STREAM, routing(request),
-        request(Endpoint.CHAT_STREAM, request));
+        request(Endpoint.CHAT_STREAM, request, request.hedgeable()));
   }
 
   /**
@@ -186,7 +187,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public CompletionResponse completion(CompletionRequest request) {
     return dispatcher.call(Endpoint.COMPLETION, routing(request),
-        request(Endpoint.COMPLETION, request));
+        request(Endpoint.COMPLETION, request, request.hedgeable()));
   }
 
   /**
@@ -197,7 +198,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public CompletableFuture<CompletionResponse> completionAsync(CompletionRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.COMPLETION, routing(request),
-        request(Endpoint.COMPLETION, request)));
+        request(Endpoint.COMPLETION, request, request.hedgeable())));
   }
 
   /**
@@ -209,7 +210,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     return dispatcher.stream(Endpoint.COMPLETION_STREAM, routing(request),
-        request(Endpoint.COMPLETION_STREAM, request));
+        request(Endpoint.COMPLETION_STREAM, request, request.hedgeable()));
   }
 
   /**
@@ -221,7 +222,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public EmbeddingResponse embeddings(EmbeddingRequest request) {
     return dispatcher.call(Endpoint.EMBEDDINGS, routing(request),
-        request(Endpoint.EMBEDDINGS, request));
+        request(Endpoint.EMBEDDINGS, request, true));
   }
 
   /**
@@ -232,7 +233,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public CompletableFuture<EmbeddingResponse> embeddingsAsync(EmbeddingRequest request) {
     return async(() -> dispatcher.callAsync(Endpoint.EMBEDDINGS, routing(request),
-        request(Endpoint.EMBEDDINGS, request)));
+        request(Endpoint.EMBEDDINGS, request, true)));
   }
 
   /**
@@ -371,9 +372,9 @@ public final class LlmClient implements FleetView, AutoCloseable {
   }
 
   /** What a typed call sends for {@code request}; fails if the client is closed. */
-  private RawRequest request(Endpoint<?> endpoint, Object request) {
+  private RawRequest request(Endpoint<?> endpoint, Object request, boolean hedgeable) {
     checkOpen();
-    return endpoint.request(request);
+    return endpoint.request(request, hedgeable);
   }
 
   private void checkOpen() {

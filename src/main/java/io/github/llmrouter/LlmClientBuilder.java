@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.internal.util.HeaderFields;
 import io.github.llmrouter.load.LoadMonitoring;
@@ -55,6 +56,7 @@ public final class LlmClientBuilder {
   private final List<Replica> replicas = new ArrayList<>();
   RoutingPolicy routingPolicy = RoutingPolicy.defaultPolicy();
   RetryPolicy retryPolicy = RetryPolicy.defaults();
+  HedgePolicy hedgePolicy = HedgePolicy.disabled();
   Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
   Duration firstByteTimeout = DEFAULT_FIRST_BYTE_TIMEOUT;
   Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
@@ -172,6 +174,19 @@ public final class LlmClientBuilder {
    */
   public LlmClientBuilder streamIdleTimeout(Duration streamIdleTimeout) {
     this.streamIdleTimeout = requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+    return this;
+  }
+
+  /**
+   * Whether and when a call whose attempt has delivered nothing yet is raced by a second attempt
+   * on the next replica (a hedge); default {@link HedgePolicy#disabled()}. Hedges spend the
+   * {@link #retryPolicy retry policy}'s budget; see {@link HedgePolicy} for the rules.
+   *
+   * @param hedgePolicy the hedge policy; not null
+   * @return this builder
+   */
+  public LlmClientBuilder hedgePolicy(HedgePolicy hedgePolicy) {
+    this.hedgePolicy = requireNonNull(hedgePolicy, "hedgePolicy");
     return this;
   }
 

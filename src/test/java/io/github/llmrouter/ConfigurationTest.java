@@ -27,6 +27,8 @@ class ConfigurationTest {
     rejects(b -> b.connectTimeout(Duration.ofMinutes(6)), "connectTimeout");
     rejects(b -> b.firstByteTimeout(Duration.ofSeconds(-1)), "firstByteTimeout", "(0, 1 h]");
     rejects(b -> b.streamIdleTimeout(Duration.ZERO), "streamIdleTimeout");
+    rejects(b -> b.stallTimeout(Duration.ofSeconds(-1)), "stallTimeout", "[0, 10 min]");
+    rejects(b -> b.stallTimeout(Duration.ofMinutes(11)), "stallTimeout");
     rejects(b -> b.callTimeout(Duration.ofDays(2)), "callTimeout", "[0, 24 h]");
     rejects(b -> b.maxConcurrentRequests(0), "maxConcurrentRequests", "[1, 65536]");
     rejects(b -> b.apiKey(" "), "apiKey");
@@ -67,6 +69,21 @@ class ConfigurationTest {
         .hasMessageContaining("maxBackoff");
     assertThatThrownBy(() -> RetryPolicy.builder().retryableStatuses(java.util.Set.of(200)).build())
         .hasMessageContaining("retryableStatuses");
+  }
+
+  @Test
+  void hedgeKnobs() {
+    assertThatThrownBy(() -> io.github.llmrouter.dispatch.HedgePolicy.builder().percentile(0.4)
+        .build()).hasMessageContaining("percentile").hasMessageContaining("[0.5, 0.999]");
+    assertThatThrownBy(() -> io.github.llmrouter.dispatch.HedgePolicy.builder()
+        .minDelay(Duration.ZERO).build()).hasMessageContaining("minDelay");
+    assertThatThrownBy(() -> io.github.llmrouter.dispatch.HedgePolicy.builder()
+        .maxHedgedShare(0.6).build()).hasMessageContaining("maxHedgedShare");
+    assertThatThrownBy(() -> io.github.llmrouter.dispatch.HedgePolicy.builder()
+        .percentile(Double.NaN).build()).hasMessageContaining("percentile");
+    assertThat(io.github.llmrouter.dispatch.HedgePolicy.disabled().enabled()).isFalse();
+    assertThat(io.github.llmrouter.dispatch.HedgePolicy.defaults()).hasToString(
+        "HedgePolicy{percentile=0.95, minDelay=PT0.05S, maxHedgedShare=0.05}");
   }
 
   @Test

@@ -110,6 +110,24 @@ class MicrometerEventsTest {
   }
 
   @Test
+  void everyHedgeIsCountedByWhichAttemptDeliveredFirst() {
+    LlmRouterMetrics metrics = LlmRouterMetrics.of(meters);
+    for (io.github.llmrouter.observe.HedgeEvent.Winner w
+        : io.github.llmrouter.observe.HedgeEvent.Winner.values()) {
+      metrics.onHedge(new io.github.llmrouter.observe.HedgeEvent(1, "chat.stream", "m", "r0",
+          "r1", java.time.Duration.ofMillis(80), w));
+    }
+    metrics.onHedge(new io.github.llmrouter.observe.HedgeEvent(2, "chat.stream", "m", "r2", "r0",
+        java.time.Duration.ofMillis(90), io.github.llmrouter.observe.HedgeEvent.Winner.HEDGE));
+    assertThat(meters.get("llm.router.hedges").tags("operation", "chat.stream", "model", "m",
+        "winner", "hedge").counter().count()).isEqualTo(2);
+    assertThat(meters.get("llm.router.hedges").tag("winner", "first").counter().count())
+        .isEqualTo(1);
+    assertThat(meters.get("llm.router.hedges").tag("winner", "neither").counter().count())
+        .isEqualTo(1);
+  }
+
+  @Test
   void aHundredModelsAreTaggedByNameAndTheRestAsOther() {
     LlmRouterMetrics metrics = LlmRouterMetrics.of(meters);
     for (int i = 0; i < LlmRouterMetrics.MAX_MODELS + 5; i++) {

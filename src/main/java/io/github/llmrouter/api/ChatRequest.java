@@ -59,6 +59,7 @@ public final class ChatRequest {
 
   private final Map<String, Object> extra;
   private final transient @Nullable String routingKey;
+  private final transient boolean hedgeable;
 
   private ChatRequest(Builder b) {
     this.model = b.model;
@@ -72,6 +73,7 @@ public final class ChatRequest {
     this.user = b.user;
     this.extra = JsonExtras.copy(b.extra);
     this.routingKey = b.routingKey;
+    this.hedgeable = b.hedgeable;
   }
 
   /**
@@ -145,7 +147,16 @@ public final class ChatRequest {
     b.user = user;
     b.extra.putAll(extra);
     b.routingKey = routingKey;
+    b.hedgeable = hedgeable;
     return b;
+  }
+
+  /**
+   * {@return whether the client may hedge this request (send it to a second replica while the
+   * first is slow); true unless the builder said otherwise; never sent}
+   */
+  public boolean hedgeable() {
+    return hedgeable;
   }
 
   @Override
@@ -167,6 +178,7 @@ public final class ChatRequest {
     private @Nullable String user;
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private @Nullable String routingKey;
+    private boolean hedgeable = true;
 
     private Builder(String model) {
       this.model = requireNonNull(model, "model");
@@ -299,6 +311,20 @@ public final class ChatRequest {
      */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    /**
+     * Whether the client may send this request to two replicas at once, when its {@code
+     * HedgePolicy} hedges a slow attempt; default true. Set false when the request must not be
+     * run twice (one whose tools or server-side effects must happen once); retries after a
+     * failure are not affected. Never sent.
+     *
+     * @param hedgeable whether the request may be hedged
+     * @return this builder
+     */
+    public Builder hedgeable(boolean hedgeable) {
+      this.hedgeable = hedgeable;
       return this;
     }
 

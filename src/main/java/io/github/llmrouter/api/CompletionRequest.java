@@ -41,6 +41,7 @@ public final class CompletionRequest {
 
   private final Map<String, Object> extra;
   private final transient @Nullable String routingKey;
+  private final transient boolean hedgeable;
 
   private CompletionRequest(Builder b) {
     this.model = b.model;
@@ -52,6 +53,7 @@ public final class CompletionRequest {
     this.seed = b.seed;
     this.extra = JsonExtras.copy(b.extra);
     this.routingKey = b.routingKey;
+    this.hedgeable = b.hedgeable;
   }
 
   /**
@@ -94,6 +96,14 @@ public final class CompletionRequest {
     return routingKey;
   }
 
+  /**
+   * {@return whether the client may hedge this request (send it to a second replica while the
+   * first is slow); true unless the builder said otherwise; never sent}
+   */
+  public boolean hedgeable() {
+    return hedgeable;
+  }
+
   @Override
   public String toString() {
     return "CompletionRequest{model=" + model + ", promptChars=" + prompt.length()
@@ -111,6 +121,7 @@ public final class CompletionRequest {
     private @Nullable Long seed;
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private @Nullable String routingKey;
+    private boolean hedgeable = true;
 
     private Builder(String model, String prompt) {
       this.model = requireNonNull(model, "model");
@@ -198,6 +209,20 @@ public final class CompletionRequest {
      */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    /**
+     * Whether the client may send this request to two replicas at once, when its {@code
+     * HedgePolicy} hedges a slow attempt; default true. Set false when the request must not be
+     * run twice (one whose tools or server-side effects must happen once); retries after a
+     * failure are not affected. Never sent.
+     *
+     * @param hedgeable whether the request may be hedged
+     * @return this builder
+     */
+    public Builder hedgeable(boolean hedgeable) {
+      this.hedgeable = hedgeable;
       return this;
     }
 

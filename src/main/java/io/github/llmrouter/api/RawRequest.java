@@ -55,6 +55,7 @@ public final class RawRequest {
   private final byte[] body;
   private final @Nullable String contentType;
   private final @Nullable String routingKey;
+  private final boolean hedgeable;
 
   private RawRequest(Builder b) {
     this.method = b.method;
@@ -68,6 +69,7 @@ public final class RawRequest {
     this.body = b.body;
     this.contentType = b.contentType;
     this.routingKey = b.routingKey;
+    this.hedgeable = b.hedgeable;
   }
 
   /**
@@ -137,6 +139,15 @@ public final class RawRequest {
     return routingKey;
   }
 
+  /**
+   * {@return whether the client may hedge this request (send it to a second replica while the
+   * first is slow); true unless the builder said otherwise; never sent; a hedge goes only to the paths of chat,
+   * completions and embeddings}
+   */
+  public boolean hedgeable() {
+    return hedgeable;
+  }
+
   @Override
   public String toString() {
     return "RawRequest{" + method + ' ' + path + ", headers=" + headers.size() + ", body="
@@ -154,6 +165,7 @@ public final class RawRequest {
     private byte[] body = NO_BODY;
     private @Nullable String contentType;
     private @Nullable String routingKey;
+    private boolean hedgeable = true;
 
     private Builder(String method, String path) {
       requireNonNull(method, "method");
@@ -219,6 +231,20 @@ public final class RawRequest {
      */
     public Builder routingKey(String routingKey) {
       this.routingKey = requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    /**
+     * Whether the client may send this request to two replicas at once, when its {@code
+     * HedgePolicy} hedges a slow attempt; default true. Set false when the request must not be
+     * run twice (one whose tools or server-side effects must happen once); retries after a
+     * failure are not affected. Never sent.
+     *
+     * @param hedgeable whether the request may be hedged
+     * @return this builder
+     */
+    public Builder hedgeable(boolean hedgeable) {
+      this.hedgeable = hedgeable;
       return this;
     }
 

@@ -171,4 +171,12 @@ public interface RoutingListener {
    * @param event the event; never null
    */
   default void onConnectionResent(ConnectionResentEvent event) {}
+
+  /**
+   * A hedged call's race is decided: which of its two attempts delivered first. Called on the
+   * thread that decided it (the caller's, an OkHttp thread or the client's scheduler).
+   *
+   * @param event the event; never null
+   */
+  default void onHedge(HedgeEvent event) {}
 }

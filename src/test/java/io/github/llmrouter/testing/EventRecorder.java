@@ -29,6 +29,7 @@ public final class EventRecorder implements RoutingListener {
   public final List<PanicEvent> panics = new CopyOnWriteArrayList<>();
   public final List<ResolverErrorEvent> resolverErrors = new CopyOnWriteArrayList<>();
   public final List<AttemptFailedEvent> failedAttempts = new CopyOnWriteArrayList<>();
+  public final List<io.github.llmrouter.observe.HedgeEvent> hedges = new CopyOnWriteArrayList<>();
   /** Every attempt's end, in the order they ended. */
   public final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
   public final List<CallFinishedEvent> failedCalls = new CopyOnWriteArrayList<>();
@@ -87,6 +88,11 @@ public final class EventRecorder implements RoutingListener {
   @Override
   public void onConnectionResent(io.github.llmrouter.observe.ConnectionResentEvent e) {
     resent.add(e);
+  }
+
+  @Override
+  public void onHedge(io.github.llmrouter.observe.HedgeEvent e) {
+    hedges.add(e);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
@@ -14,6 +15,7 @@ import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.HedgeEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.ReplicaPicker;
@@ -36,14 +38,20 @@ import org.jspecify.annotations.Nullable;
  * #join}) runs every step on the caller's thread: its exchanges run there, and it sleeps through
  * backoffs and blocks while the fleet is empty. An asynchronous call ({@link #start}) holds no
  * thread: exchanges run on OkHttp's threads, backoffs end on the scheduler's, and a wait for
- * replicas is a future. Either way one step runs at a time, so the call's state needs no lock.
+ * replicas is a future.
+ *
+ * <p>With a {@code HedgePolicy}, an attempt that has delivered nothing after the learnt delay is
+ * raced by a hedge on the next replica ({@link #hedge}): the first to deliver wins and the other
+ * is cancelled. A blocking call's hedge runs on OkHttp's executor while its first attempt holds
+ * the caller's thread. The call's state changes under its own lock (uncontended but for a race),
+ * never held while an exchange runs.
  *
  * <p>After each failure {@link RetryDecision#after} decides whether another attempt follows;
  * {@link FailedAttempts} builds the exception a call ends with.
  *
  * @param <R> the call's result: an answer, or a stream
  */
-final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
+final class AttemptLoop<R> {
   /** {@link AttemptFailedEvent#whyNot()} for a stream broken after its first chunk. */
   static final String STREAM_BROKEN = "stream broken after its first chunk";
 
@@ -66,8 +74,19 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private int attempt;
   private final FailedAttempts failures;
 
-  /** The attempt in progress, or the last one. */
+  /** The last attempt made. */
   private @Nullable Attempt current;
+  /** The attempt in flight (the first of a race), or null. */
+  private @Nullable Reply inFlight;
+  /** The hedge in flight, or null. */
+  private @Nullable Reply hedge;
+  /** Whether a hedge was sent (never twice per call), and by which attempt, for its event. */
+  private @Nullable Reply hedgedFrom;
+  private @Nullable Reply hedgedTo;
+  /** Whether an attempt has delivered: the call's answer is decided (its result may follow). */
+  private boolean decided;
+  /** The times of this kind of call, when hedging is on; else null. */
+  private final @Nullable AnswerTimes times;
   /** The headers the listeners set on the attempt being made; null when nobody listens. */
   private @Nullable AddedHeaders headers;
 
@@ -76,12 +95,14 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
   private long pendingNanos;
 
   /**
+   * @param hedgeable whether the caller lets the request be hedged (the endpoint must allow it
+   *     too)
    * @param blocking whether {@code exchange} reports before it returns: the call runs on its
    *     caller's thread ({@link #join})
    * @param result completed with the call's answer or final failure
    */
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+      boolean hedgeable, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
     this.request = request;
@@ -95,26 +116,49 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
+    this.times = hedgeable && endpoint.hedgeable() ? dispatcher.answerTimes(endpoint) : null;
     dispatcher.budget.onCall();
+    if (times != null) dispatcher.hedges.onCall();
     this.table = dispatcher.fleet.table();
+    if (blocking) {
+      // The caller's thread waits in join() for a step or the result, whoever provides it.
+      result.whenComplete((v, t) -> wake());
+    }
   }
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      Exchange<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, exchange, true,
+      boolean hedgeable, Exchange<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, hedgeable, exchange, true,
         new CompletableFuture<>()).join();
   }
 
   /** Runs a blocking call on this thread. */
   private R join() {
     start();
-    while (pending != null) {
-      Runnable step = pending;
-      pending = null;
-      if (pendingNanos > 0) {
+    while (true) {
+      Runnable step;
+      long nanos;
+      synchronized (this) {
+        // A step comes from this thread's own exchange, or, in a hedged call, from the other
+        // attempt's thread; the result, from either.
+        while (pending == null && !result.isDone()) {
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            interrupted();
+            break;
+          }
+        }
+        step = pending;
+        if (step == null) break;
+        pending = null;
+        nanos = pendingNanos;
+      }
+      if (nanos > 0) {
         try {
-          TimeUnit.NANOSECONDS.sleep(pendingNanos);
+          TimeUnit.NANOSECONDS.sleep(nanos);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           end(fail(new LlmException("interrupted while waiting to retry")));
@@ -128,6 +172,19 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     } catch (CompletionException e) {
       throw (LlmException) e.getCause();
     }
+  }
+
+  /** The blocked caller was interrupted while a hedged call's attempts ran elsewhere. */
+  private synchronized void interrupted() {
+    Reply first = inFlight;
+    Reply second = hedge;
+    end(fail(new LlmException("interrupted while waiting for an answer")));
+    if (first != null) first.cancel();
+    if (second != null) second.cancel();
+  }
+
+  private synchronized void wake() {
+    notifyAll();
   }
 
   /** Starts the call: waits for replicas while the fleet is empty, then makes the first attempt. */
@@ -161,41 +218,104 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
 
   /** Makes the next attempt, waits for a paused replica, or ends the call. */
   private void next() {
-    if (result.isDone()) return; // cancelled while waiting
-    Next next;
-    try {
-      next = nextStep();
-    } catch (LlmException end) {
-      end(end);
-      return;
+    Reply r;
+    long hedgeAfter;
+    synchronized (this) {
+      if (result.isDone()) return; // cancelled while waiting
+      Next next;
+      try {
+        next = nextStep();
+      } catch (LlmException end) {
+        end(end);
+        return;
+      }
+      if (next instanceof Next.Wait w) {
+        after(w.nanos(), this::next);
+        return;
+      }
+      r = new Reply(held(), false);
+      if (!r.send()) return;
+      inFlight = r;
+      hedgeAfter = hedgeDelayNanos();
     }
-    if (next instanceof Next.Wait w) {
-      after(w.nanos(), this::next);
-      return;
-    }
-    Attempt a = held();
-    Exchange.Prepared<R> prepared;
-    try {
-      prepared = a.send(requireNonNull(walk).ranking(), keepsCounter, dispatcher.config.policy(),
-          exchange, this::attemptTimeoutNanos, headers);
-    } catch (LlmException e) {
-      // The deadline passed before the exchange could start, or the request cannot be built:
-      // neither is worth another attempt, and failed() ends the call.
-      failed(e);
-      return;
-    }
-    if (!blocking) {
-      // Cancelling the caller's future cancels the exchange.
-      result.whenComplete((v, t) -> {
-        if (result.isCancelled()) prepared.cancel();
-      });
-    }
-    prepared.start(this);
+    if (hedgeAfter >= 0) armHedge(r, hedgeAfter);
+    r.start();
   }
 
-  @Override
-  public void succeeded(R value) {
-    Attempt a = held();
+  /** The delay after which the attempt now in flight is hedged, or -1 for none. */
+  private long hedgeDelayNanos() {
+    AnswerTimes t = times;
+    if (t == null || hedgedFrom != null || t.seen() < HedgePolicy.MIN_SAMPLES) return -1;
+    HedgePolicy policy = dispatcher.config.hedge();
+    return Math.max(policy.minDelay().toNanos(), t.percentileNanos(policy.percentile()));
+  }
+
+  private void armHedge(Reply first, long delayNanos) {
+    try {
+      dispatcher.scheduler.get().schedule(() -> hedge(first), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      // The client is closing: the attempt goes on unhedged.
+    }
+  }
+
+  /**
+   * The hedge delay has passed for {@code first}: unless it has delivered or ended, or the call
+   * has hedged already, sends a hedge to the next eligible replica of the ranking that is not
+   * saturated, if the retry budget allows one.
+   */
+  private void hedge(Reply first) {
+    Reply h;
+    synchronized (this) {
+      if (decided || result.isDone() || inFlight != first || hedgedFrom != null) return;
+      // A whole answer that has begun to arrive is moments away: nothing to gain.
+      if (!keepsCounter && first.attempt.answering()) return;
+      long now = ticker.read();
+      if (deadline.reachedBy(now)) return;
+      EligibleWalk w = requireNonNull(walk);
+      Pick pick = w.next(now);
+      if (pick == null) return;
+      // Never to a replica that is not eligible (panic), saturated, or beyond the budget.
+      if (pick.panicked() || dispatcher.config.admission().saturation().isSaturated(table.load,
+          pick.index(), table.load.now()) || !dispatcher.hedges.tryRetry()
+          || !dispatcher.budget.tryRetry()) {
+        table.eligibility.unused(pick);
+        return;
+      }
+      h = new Reply(newAttempt(pick, now, false), true);
+      hedgedFrom = first;
+      hedgedTo = h;
+      hedge = h; // before sending: a hedge that cannot be sent fails as the race's second
+      if (!h.send()) return;
+    }
+    if (!blocking) {
+      h.start();
+      return;
+    }
+    try {
+      dispatcher.executor().execute(h::start);
+    } catch (RejectedExecutionException closed) {
+      h.outcome.failed(new LlmException("client closed before a hedge could start"));
+    }
+  }
+
+  /**
+   * {@code r} delivered {@code value}: the call's answer, unless the other attempt of a race
+   * delivered first (then this one is let go) or the caller cancelled.
+   */
+  private void succeeded(Reply r, R value) {
+    Reply loser;
+    synchronized (this) {
+      if (decided || result.isDone()) {
+        late(r, value);
+        return;
+      }
+      decided = true;
+      loser = r == inFlight ? hedge : inFlight;
+      inFlight = null;
+      hedge = null;
+      recordTime(r);
+    }
+    Attempt a = r.attempt;
     long now = ticker.read();
     if (keepsCounter) {
       // A stream: its first chunk is read. The attempt ends with the stream, which tells it how.
@@ -203,38 +323,94 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     } else {
       a.answered(value, now);
     }
+    if (loser != null) loser.cancel();
+    raced(r.hedge ? HedgeEvent.Winner.HEDGE : HedgeEvent.Winner.FIRST);
     finished(a.replica.id(), null, now);
     result.complete(value);
   }
 
-  @Override
-  public void failed(LlmException failure) {
-    Attempt a = held();
+  /**
+   * An answer that came after the call's was decided, or after the caller cancelled: a stream is
+   * closed (its attempt ends abandoned), a whole answer ends its attempt as answered.
+   */
+  private void late(Reply r, R value) {
+    if (value instanceof AutoCloseable stream) {
+      r.lostRace = true;
+      try {
+        stream.close();
+      } catch (Exception ignored) {
+        // Closing a stream nobody reads cannot fail in a way anyone could act on.
+      }
+      r.attempt.abandoned(ticker.read());
+    } else {
+      r.attempt.answered(value, ticker.read());
+    }
+  }
+
+  /** The first attempt's time to deliver, as far as it is known, for the hedge delay. */
+  private void recordTime(Reply winner) {
+    AnswerTimes t = times;
+    if (t == null) return;
+    Reply first = winner.hedge ? requireNonNull(hedgedFrom) : winner;
+    // A first attempt beaten by its hedge took at least this long: a censored sample, kept so
+    // that the slow replicas the hedges avoid still weigh in the delay.
+    t.add(ticker.read() - first.attempt.startNanos());
+  }
+
+  private void failed(Reply r, LlmException failure) {
+    Attempt a = r.attempt;
     String lost = a.lost();
     if (lost != null) {
       // Its replica stopped accepting connections or answering before this attempt got any
       // answer: nothing reached the caller, so it fails over like one that could not connect.
       failure = new ReplicaUnreachableException(a.replica.id(), new Verdict.ReplicaGone(lost));
     }
-    if (result.isCancelled()) {
-      a.abandoned(ticker.read()); // says nothing about the replica
-      return;
+    synchronized (this) {
+      if (r.lostRace || decided || result.isCancelled()) {
+        a.abandoned(ticker.read()); // says nothing about the replica
+        return;
+      }
+      Reply other = r == inFlight ? hedge : r == hedge ? inFlight : null;
+      if (r == inFlight) inFlight = null;
+      if (r == hedge) hedge = null;
+      if (other != null) {
+        // The other attempt of the race goes on; the call waits for it.
+        recordFailure(a, failure, RetryDecision.RACE_GOES_ON);
+        if (!r.hedge) inFlight = other; // the hedge is now the attempt in flight
+        hedge = null;
+        return;
+      }
+      if (hedgedTo != null && hedgedFrom != null && !decided) raced(HedgeEvent.Winner.NEITHER);
+      long backoff;
+      try {
+        backoff = afterFailure(a, failure);
+      } catch (LlmException end) {
+        end(end);
+        return;
+      }
+      after(backoff, this::next);
     }
-    long backoff;
-    try {
-      backoff = afterFailure(a, failure);
-    } catch (LlmException end) {
-      end(end);
-      return;
-    }
-    after(backoff, this::next);
   }
 
-  /** Runs {@code step} after {@code nanos}: on this thread for a blocking call. */
+  /** Reports a decided race once; nothing for a call that did not hedge. */
+  private void raced(HedgeEvent.Winner winner) {
+    Reply from = hedgedFrom;
+    Reply to = hedgedTo;
+    if (from == null || to == null || listener == RoutingListener.NONE) return;
+    hedgedTo = null; // reported: a later attempt of the call is no race
+    listener.onHedge(new HedgeEvent(callId, endpoint.operation(), request.model(),
+        from.attempt.replica.id(), to.attempt.replica.id(),
+        Duration.ofNanos(to.attempt.startNanos() - from.attempt.startNanos()), winner));
+  }
+
+  /** Runs {@code step} after {@code nanos}: on the caller's thread for a blocking call. */
   private void after(long nanos, Runnable step) {
     if (blocking) {
-      pending = step;
-      pendingNanos = nanos;
+      synchronized (this) {
+        pending = step;
+        pendingNanos = nanos;
+        notifyAll();
+      }
     } else if (nanos <= 0) {
       step.run();
     } else {
@@ -254,6 +430,68 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
     Attempt a = current;
     if (a == null) throw new IllegalStateException("no attempt in progress");
     return a;
+  }
+
+  /** One attempt's exchange as the loop runs it: where its outcome goes, and how to cancel it. */
+  private final class Reply {
+    final Attempt attempt;
+    /** Whether this is the call's hedge. */
+    final boolean hedge;
+    final HttpTransport.Outcome<R> outcome = new HttpTransport.Outcome<>() {
+      @Override
+      public void succeeded(R value) {
+        AttemptLoop.this.succeeded(Reply.this, value);
+      }
+
+      @Override
+      public void failed(LlmException failure) {
+        AttemptLoop.this.failed(Reply.this, failure);
+      }
+    };
+    private Exchange.@Nullable Prepared<R> prepared;
+    /** Cancelled because the other attempt of its race delivered first. */
+    volatile boolean lostRace;
+
+    Reply(Attempt attempt, boolean hedge) {
+      this.attempt = attempt;
+      this.hedge = hedge;
+    }
+
+    /**
+     * Sends the attempt (see {@link Attempt#send}); {@return false if it could not be, the
+     * failure then handled}.
+     */
+    boolean send() {
+      Exchange.Prepared<R> p;
+      try {
+        p = attempt.send(requireNonNull(walk).ranking(), keepsCounter, dispatcher.config.policy(),
+            exchange, AttemptLoop.this::attemptTimeoutNanos, headers);
+      } catch (LlmException e) {
+        // The deadline passed before the exchange could start, or the request cannot be built:
+        // neither is worth another attempt, and failed() ends the call.
+        outcome.failed(e);
+        return false;
+      }
+      prepared = p;
+      if (!blocking) {
+        // Cancelling the caller's future cancels the exchange.
+        result.whenComplete((v, t) -> {
+          if (result.isCancelled()) p.cancel();
+        });
+      }
+      return true;
+    }
+
+    void start() {
+      requireNonNull(prepared).start(outcome);
+    }
+
+    /** Cancels the exchange: it lost its race, or the call ended. */
+    void cancel() {
+      lostRace = true;
+      Exchange.Prepared<R> p = prepared;
+      if (p != null) p.cancel();
+    }
   }
 
   /** What the call does next: an attempt on a pick, or a wait for a paused replica. */
@@ -291,21 +529,28 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
       }
       return new Next.Wait(wait);
     }
-    int index = pick.index();
     if (attempt == 0) dispatcher.panicked(pick.panicked(), table.replicas.size());
     Attempt previous = current;
+    boolean failover = previous != null && !previous.replica.id().equals(
+        table.replicas.get(pick.index()).id());
+    newAttempt(pick, now, failover);
+    return new Next.Go(pick);
+  }
+
+  /** Makes the call's next attempt, on {@code pick}, current, and tells the listeners. */
+  private Attempt newAttempt(Pick pick, long now, boolean failover) {
+    int index = pick.index();
     Attempt a = new Attempt(++attempt, pick, table.replicas.get(index),
         table.load.counter(index), table.eligibility, ticker, now, this::ended);
     current = a;
     if (listener != RoutingListener.NONE) {
-      boolean failover = previous != null && !previous.replica.id().equals(a.replica.id());
-      RoutedEvent routed = w.routedEvent(callId, endpoint.operation(), attempt, table, pick,
-          failover, listener.needsRoutingExplanation());
+      RoutedEvent routed = requireNonNull(walk).routedEvent(callId, endpoint.operation(), attempt,
+          table, pick, failover, listener.needsRoutingExplanation());
       a.predictedCachedTokens = routed.predictedCachedTokens();
       headers = new AddedHeaders();
       listener.onRouted(routed, headers);
     }
-    return new Next.Go(pick);
+    return a;
   }
 
   /** A walk over a new ranking of the request; throws if the fleet is empty. */
@@ -332,18 +577,9 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
    * final failure if there is to be no next one.
    */
   private long afterFailure(Attempt failed, LlmException failure) {
-    long now = ticker.read();
-    long duration = failed.durationNanos(now);
-    failed.failed(failure, now);
-    failures.add(attempt, failed.replica.id(), duration, failure);
     RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
-        dispatcher.budget, deadline, now);
-    boolean willRetry = decision.kind() == RetryDecision.Kind.RETRY;
-    if (listener != RoutingListener.NONE) {
-      listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
-          request.model(), attempt, failed.replica.id(), failure, willRetry,
-          Duration.ofNanos(decision.backoffNanos()), decision.whyNot()));
-    }
+        dispatcher.budget, deadline, ticker.read());
+    recordFailure(failed, failure, decision);
     switch (decision.kind()) {
       case RETRY:
         return decision.backoffNanos();
@@ -353,6 +589,20 @@ final class AttemptLoop<R> implements HttpTransport.Outcome<R> {
         throw fail(failures.rejected(failure));
       default:
         throw fail(failures.giveUp(decision.giveUpMessage()));
+    }
+  }
+
+  /** Ends {@code failed} with {@code failure}, adds it to the call's failures and reports it. */
+  private void recordFailure(Attempt failed, LlmException failure, RetryDecision decision) {
+    long now = ticker.read();
+    long duration = failed.durationNanos(now);
+    failed.failed(failure, now);
+    failures.add(failed.number, failed.replica.id(), duration, failure);
+    if (listener != RoutingListener.NONE) {
+      listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
+          request.model(), failed.number, failed.replica.id(), failure,
+          decision.kind() == RetryDecision.Kind.RETRY, Duration.ofNanos(decision.backoffNanos()),
+          decision.whyNot()));
     }
   }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.RoutingPolicy;
@@ -17,6 +18,7 @@ import java.util.function.BooleanSupplier;
  *
  * @param policy ranks the replicas of each request
  * @param retry attempts, backoff, {@code Retry-After} and the retry budget
+ * @param hedge whether and when a waiting attempt is raced by a second one
  * @param callTimeout the whole call's deadline across attempts ({@link Duration#ZERO}: none)
  * @param circuitBreaker the per-replica circuit breakers
  * @param admission whether and how to hold calls back while the fleet is saturated
@@ -27,7 +29,8 @@ import java.util.function.BooleanSupplier;
  * @param callEvents whether a call's events (start, routing, attempts, end) are heard now; when
  *     not, a call skips building them
  */
-public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration callTimeout,
+public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, HedgePolicy hedge,
+    Duration callTimeout,
     CircuitBreakerPolicy circuitBreaker, Admission admission, int maxWaitingCalls,
     Duration reportStaleAfter, Ticker ticker, RoutingListener listener,
     BooleanSupplier callEvents) {
@@ -36,6 +39,7 @@ public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration
    *
    * @param policy ranks the replicas of each request
    * @param retry attempts, backoff, {@code Retry-After} and the retry budget
+   * @param hedge whether and when a waiting attempt is raced by a second one
    * @param callTimeout the whole call's deadline across attempts ({@link Duration#ZERO}: none)
    * @param circuitBreaker the per-replica circuit breakers
    * @param admission whether and how to hold calls back while the fleet is saturated
@@ -48,6 +52,7 @@ public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, Duration
   public DispatcherConfig {
     requireNonNull(policy, "policy");
     requireNonNull(retry, "retry");
+    requireNonNull(hedge, "hedge");
     requireNonNull(callTimeout, "callTimeout");
     requireNonNull(circuitBreaker, "circuitBreaker");
     requireNonNull(admission, "admission");

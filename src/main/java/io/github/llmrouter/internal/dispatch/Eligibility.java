@@ -133,6 +133,14 @@ final class Eligibility {
     return breakers != null && breakers[index].tryAcquirePermission();
   }
 
+  /**
+   * A pick that was taken and not used (a hedge given up): returns its breaker permission, if it
+   * holds one.
+   */
+  void unused(Pick pick) {
+    if (breakers != null && pick.permitted()) breakers[pick.index()].releasePermission();
+  }
+
   /** The breaker state of replica {@code index}, or null without breakers. */
   @Nullable CircuitBreaker breaker(int index) {
     return breakers == null ? null : breakers[index];

@@ -15,10 +15,13 @@ import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.routing.KeyExtractor;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs every call of a client: admission, then the {@link AttemptLoop} over the request's ranking
@@ -41,9 +44,14 @@ public final class RequestDispatcher {
   final HttpTransport transport;
   final Supplier<ScheduledExecutorService> scheduler;
   final RetryBudget budget;
+  /** Bounds hedges to their share of calls (they also spend the retry budget). */
+  final RetryBudget hedges;
   /** A request's affinity key, as the policy computes it: a slow start admits keys by it. */
   final KeyExtractor keys;
   private final AtomicBoolean panic = new AtomicBoolean();
+  /** Per kind of call (operation, streamed or not), its times to an answer; only if hedging. */
+  private final ConcurrentHashMap<Endpoint<?>, AnswerTimes> answerTimes =
+      new ConcurrentHashMap<>();
   /**
    * The last call number given out, across the clients of the JVM, so that one listener shared
    * by several clients can key its state by call; events carry it when someone listens.
@@ -65,7 +73,22 @@ public final class RequestDispatcher {
     this.transport = requireNonNull(transport, "transport");
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.budget = new RetryBudget(config.retry(), config.ticker());
+    this.hedges = new RetryBudget(config.hedge().maxHedgedShare(), 0, config.ticker());
     this.keys = config.policy()::affinityKey;
+  }
+
+  /**
+   * The times to an answer of {@code endpoint}'s calls, from which hedges are timed; null when
+   * hedging is off. Costs a map lookup per call.
+   */
+  @Nullable AnswerTimes answerTimes(Endpoint<?> endpoint) {
+    if (!config.hedge().enabled()) return null;
+    return answerTimes.computeIfAbsent(endpoint, e -> new AnswerTimes());
+  }
+
+  /** {@return where a blocking call's hedge runs: the transport's OkHttp threads} */
+  Executor executor() {
+    return transport.executor();
   }
 
   /** {@return a new call's number, unique in the JVM} */
@@ -85,7 +108,8 @@ public final class RequestDispatcher {
    */
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+        HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.execute(attempt.replica, call, endpoint)));
   }
 
@@ -103,7 +127,7 @@ public final class RequestDispatcher {
       RawRequest raw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
-    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request,
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, raw.hedgeable(),
         HttpExchange.of(transport, endpoint, raw, (attempt, call, outcome) ->
             transport.enqueue(attempt.replica, call, endpoint, attempt, outcome)),
         false, result).start();
@@ -133,7 +157,8 @@ public final class RequestDispatcher {
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
       RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+        HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)));
   }
 
@@ -152,7 +177,8 @@ public final class RequestDispatcher {
       RawRequest raw) {
     if (!endpoint.streaming()) return call(endpoint, request, raw);
     admit();
-    return AttemptLoop.run(this, endpoint, request, HttpExchange.blocking(transport, endpoint, raw,
+    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+        HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt)));
   }
 

@@ -23,10 +23,18 @@ final class RetryBudget {
   private long reserveRefilledAt;
 
   RetryBudget(RetryPolicy policy, Ticker ticker) {
-    this.earnedPerCall = Math.round(policy.budgetRatio() * TOKEN);
+    this(policy.budgetRatio(), policy.minRetriesPerSecond(), ticker);
+  }
+
+  /**
+   * A budget that earns {@code ratio} of a token per call and allows {@code minPerSecond} more
+   * regardless (0: none).
+   */
+  RetryBudget(double ratio, int minPerSecond, Ticker ticker) {
+    this.earnedPerCall = Math.round(ratio * TOKEN);
     this.maxSaved = RetryPolicy.MAX_SAVED_TOKENS * TOKEN;
     this.ticker = ticker;
-    this.reserveCapacity = policy.minRetriesPerSecond();
+    this.reserveCapacity = minPerSecond;
     this.nanosPerReserveToken = reserveCapacity == 0 ? Long.MAX_VALUE : 1_000_000_000L / reserveCapacity;
     this.reserve = reserveCapacity;
     this.reserveRefilledAt = ticker.read();

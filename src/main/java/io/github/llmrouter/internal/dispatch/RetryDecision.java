@@ -36,6 +36,13 @@ record RetryDecision(Kind kind, long backoffNanos, String whyNot, String giveUpM
   static final RetryDecision NO_TIME_LEFT = giveUp("deadline",
       "the next attempt could not start before the call deadline");
 
+  /**
+   * Not one of {@link #after}'s decisions: an attempt of a hedged call failed while the other is
+   * still in flight; no attempt follows it, the call waits for the other.
+   */
+  static final RetryDecision RACE_GOES_ON = giveUp("the other attempt of the hedged call is "
+      + "still in flight", "");
+
   private static RetryDecision giveUp(String whyNot, String message) {
     return new RetryDecision(Kind.GIVE_UP, 0, whyNot, message);
   }

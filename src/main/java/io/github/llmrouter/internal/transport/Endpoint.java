@@ -103,13 +103,23 @@ public final class Endpoint<T> {
    * with the stream flags for a streaming operation.
    *
    * @param request an {@code api} request object
+   * @param hedgeable what the caller said of the request's {@code hedgeable}
    * @return the request
    * @throws io.github.llmrouter.api.LlmException if the request cannot be written as JSON
    * @throws IllegalStateException for a raw operation, which sends the caller's request
    */
-  public RawRequest request(Object request) {
+  public RawRequest request(Object request, boolean hedgeable) {
     if (path == null) throw new IllegalStateException(operation + " sends the caller's request");
-    return RawRequest.post(path, Json.requestBody(request, stream)).build();
+    return RawRequest.post(path, Json.requestBody(request, stream)).hedgeable(hedgeable).build();
+  }
+
+  /**
+   * {@return whether a call of this operation may be hedged: chat, completions and embeddings,
+   * typed or raw, which an engine answers without keeping anything; not the Responses API (it may
+   * store what it answers) nor any other path}
+   */
+  public boolean hedgeable() {
+    return !operation.startsWith("responses") && !operation.startsWith("http");
   }
 
   /** {@return whether the answer is handed back as a {@link RawResponse}} */

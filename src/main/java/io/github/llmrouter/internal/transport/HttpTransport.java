@@ -66,6 +66,13 @@ public final class HttpTransport {
   private final OkHttpClient unpooled;
 
   /**
+   * {@return the threads of this transport's OkHttp dispatcher, where asynchronous exchanges run}
+   */
+  public java.util.concurrent.Executor executor() {
+    return client.dispatcher().executorService();
+  }
+
+  /**
    * A transport for one client.
    *
    * @param client from {@link OkHttpClients#configure}: the connect timeout, and as read timeout

@@ -79,13 +79,15 @@ public final class LoadScraper implements AutoCloseable {
    * The unpooled client without read or whole-call timeouts: a probe's timeout is set per call,
    * to its replica's stall bound.
    */
-  private final OkHttpClient probing;
+  private final OkHttpClient probeClient;
   private final @Nullable String authorization;
   private final LoadMonitoring config;
   private final Ticker ticker;
   private final Supplier<ReplicaSet> replicas;
   private final LoadReportSink sink;
   private final Set<String> inProgress = ConcurrentHashMap.newKeySet();
+  /** Replicas with a probe in flight: scraped on new connections until it ends. */
+  private final Set<String> probes = ConcurrentHashMap.newKeySet();
   private final LongAdder scrapes = new LongAdder();
   private final LongAdder failures = new LongAdder();
   private final LongAdder malformedLines = new LongAdder();
@@ -112,7 +114,7 @@ public final class LoadScraper implements AutoCloseable {
         .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .build();
     this.unpooled = OkHttpClients.unpooled(http);
-    this.probing = unpooled.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO)
+    this.probeClient = unpooled.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO)
         .build();
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
     this.ticker = requireNonNull(ticker, "ticker");
@@ -174,10 +176,12 @@ public final class LoadScraper implements AutoCloseable {
    * connection), asks again on a fresh connection, waiting up to the replica's stall bound:
    * refused means the replica is gone, no answer that it stopped answering, any answer that it is
    * there. The scrape counts as failed either way; {@code done} completes when the probe has.
+   * Meanwhile the next rounds scrape the replica again, on new connections with the scrape
+   * timeout, so that one that starts refusing connections is seen at once.
    */
   private void probe(Replica replica, Request request, IOException first,
       CompletableFuture<Void> done) {
-    Call call = probing.newCall(request);
+    Call call = probeClient.newCall(request);
     long bound = sink.stallBoundNanos(replica);
     call.timeout().timeout(bound > 0 ? bound : config.scrapeTimeout().toNanos(),
         TimeUnit.NANOSECONDS);
@@ -190,14 +194,16 @@ public final class LoadScraper implements AutoCloseable {
         } else if (e instanceof InterruptedIOException && !closed.get()) {
           sink.timedOut(replica, "load scrape (" + e.getClass().getSimpleName() + ")");
         }
-        failed(replica, first.toString(), done);
+        probes.remove(replica.id());
+        counted(replica, first.toString(), done);
       }
 
       @Override
       public void onResponse(Call c, Response response) {
         response.close();
         sink.reached(replica, ticker.read() - sent);
-        failed(replica, first.toString(), done);
+        probes.remove(replica.id());
+        counted(replica, first.toString(), done);
       }
     });
   }
@@ -210,6 +216,7 @@ public final class LoadScraper implements AutoCloseable {
       return done;
     }
     Call call;
+    boolean fresh;
     try {
       Request.Builder request = new Request.Builder()
           .url(replica.url(config.metricsPath()))
@@ -218,9 +225,10 @@ public final class LoadScraper implements AutoCloseable {
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
         request.header(h.getKey(), h.getValue());
       }
-      // A replica out for being unreachable is scraped on a new connection: an answer on one it
-      // had open proves nothing about whether it accepts connections.
-      call = (sink.awaitsReach(replica) ? unpooled : http).newCall(request.build());
+      // A replica out for being unreachable, or being probed, is scraped on a new connection: an
+      // answer on one it had open proves nothing about whether it accepts connections.
+      fresh = sink.awaitsReach(replica) || probes.contains(replica.id());
+      call = (fresh ? unpooled : http).newCall(request.build());
     } catch (RuntimeException e) {
       // Only the type: OkHttp's message about a bad header would show its value.
       failed(replica, "request not built (" + e.getClass().getSimpleName() + ")", done);
@@ -231,8 +239,13 @@ public final class LoadScraper implements AutoCloseable {
       @Override
       public void onFailure(Call c, IOException e) {
         if (e instanceof ConnectException) sink.refused(replica, "load scrape: " + e);
-        if (e instanceof ConnectionReuse.StaleConnection
-            || (e instanceof InterruptedIOException && !closed.get())) {
+        boolean timedOut = e instanceof InterruptedIOException && !closed.get();
+        if (timedOut && fresh) {
+          sink.timedOut(replica, "load scrape (" + e.getClass().getSimpleName() + ")");
+        }
+        if ((e instanceof ConnectionReuse.StaleConnection || timedOut)
+            && probes.add(replica.id())) {
+          inProgress.remove(replica.id());
           probe(replica, c.request(), e, done);
           return;
         }
@@ -288,8 +301,13 @@ public final class LoadScraper implements AutoCloseable {
   }
 
   private void failed(Replica replica, String why, CompletableFuture<Void> done) {
-    failures.increment();
     inProgress.remove(replica.id());
+    counted(replica, why, done);
+  }
+
+  /** Counts and logs a failed scrape and completes {@code done}. */
+  private void counted(Replica replica, String why, CompletableFuture<Void> done) {
+    failures.increment();
     log.debug("scraping {} failed: {}", replica.id(), why);
     int inARow = failing.merge(replica.id(), 1, Integer::sum);
     if (inARow >= PERSISTENT_FAILURES) {

@@ -15,6 +15,7 @@ import io.github.llmrouter.api.LlmTimeoutException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.transport.Endpoint;
@@ -90,7 +91,7 @@ class AttemptLoopTest {
       Admission admission, RoutingListener listener) {
     if (fleet != null) fleet.close();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
-        callTimeout, breakers, admission, 16,
+        HedgePolicy.disabled(), callTimeout, breakers, admission, 16,
         Duration.ofSeconds(3), ticker, listener, () -> listener != RoutingListener.NONE);
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, Duration.ZERO, ticker,
         listener);
@@ -173,7 +174,8 @@ class AttemptLoopTest {
   }
 
   private static RawRequest body() {
-    return Endpoint.CHAT.request(ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+    return Endpoint.CHAT.request(ChatRequest.builder("m").message(ChatMessage.user("hello")).build(),
+        true);
   }
 
   private List<String> steps() {
@@ -304,7 +306,7 @@ class AttemptLoopTest {
         .body("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},"
             + "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").build());
     RawRequest streamBody = Endpoint.CHAT_STREAM.request(
-        ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+        ChatRequest.builder("m").message(ChatMessage.user("hello")).build(), true);
 
     try (ResponseStream<ChatChunk> stream = dispatcher.stream(Endpoint.CHAT_STREAM, routing(),
         streamBody)) {
@@ -326,7 +328,7 @@ class AttemptLoopTest {
           LoadReport.Source.SCRAPE)); // a queue of one: saturated
     }
     RawRequest streamBody = Endpoint.CHAT_STREAM.request(
-        ChatRequest.builder("m").message(ChatMessage.user("hello")).build());
+        ChatRequest.builder("m").message(ChatMessage.user("hello")).build(), true);
 
     assertThatThrownBy(() -> dispatcher.call(Endpoint.CHAT, routing(), body()))
         .isExactlyInstanceOf(FleetSaturatedException.class);

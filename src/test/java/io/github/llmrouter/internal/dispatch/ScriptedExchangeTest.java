@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.dispatch.RetryPolicy;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.transport.Endpoint;
@@ -19,6 +20,7 @@ import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
 import io.github.llmrouter.observe.CallFinishedEvent;
 import io.github.llmrouter.observe.CallStartedEvent;
+import io.github.llmrouter.observe.HedgeEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.OutlierDetection;
@@ -67,10 +69,14 @@ class ScriptedExchangeTest {
   }
 
   private void configure(RetryPolicy retry, Duration callTimeout) {
+    configure(retry, HedgePolicy.disabled(), callTimeout);
+  }
+
+  private void configure(RetryPolicy retry, HedgePolicy hedge, Duration callTimeout) {
     if (fleet != null) fleet.close();
     RoutingListener listener = new Telling();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder,
-        retry, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
+        retry, hedge, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
         Duration.ofSeconds(3), ticker, listener, () -> true);
     StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
         Duration.ZERO, ticker,
@@ -92,7 +98,7 @@ class ScriptedExchangeTest {
 
   @Test
   void aRetryableFailureFailsOverToTheNextReplicaAndItsAnswerIsTheCalls() {
-    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
         r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null)),
         r -> outcome -> outcome.succeeded("answered by " + r)));
 
@@ -105,7 +111,7 @@ class ScriptedExchangeTest {
   @Test
   void aFailureTheReplicaJudgedEndsTheCallWithThatFailure() {
     ReplicaHttpException badRequest = new ReplicaHttpException("r0", 400, "", false, null);
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
         r -> outcome -> outcome.failed(badRequest)))).isSameAs(badRequest);
     assertThat(sentTo).containsExactly("r0");
   }
@@ -114,7 +120,7 @@ class ScriptedExchangeTest {
   void theAttemptLimitEndsACallWhoseEveryAttemptFailed() {
     Function<String, Step> unavailable =
         r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(),
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true,
         script(unavailable, unavailable, unavailable)))
         .isInstanceOf(RetriesExhaustedException.class)
         .hasMessageContaining("attempts exhausted");
@@ -128,7 +134,7 @@ class ScriptedExchangeTest {
       sentTo.add(attempt.replica.id());
       throw unbuildable;
     };
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), exchange))
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, exchange))
         .isSameAs(unbuildable);
     assertThat(sentTo).containsExactly("r0");
     assertThat(fleet.inFlight("r0")).isZero();
@@ -137,7 +143,7 @@ class ScriptedExchangeTest {
   @Test
   void cancellingAnAsynchronousCallCancelsItsExchange() {
     CompletableFuture<String> result = new CompletableFuture<>();
-    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), script(r -> outcome -> { }),
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), true, script(r -> outcome -> { }),
         false, result).start();
     assertThat(sentTo).containsExactly("r0");
     assertThat(fleet.inFlight("r0")).as("the exchange is in flight").isEqualTo(1);
@@ -149,7 +155,7 @@ class ScriptedExchangeTest {
 
   @Test
   void everyStepOfACallIsToldInOrderWithItsTimes() {
-    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), script(
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
         r -> outcome -> {
           ticker.advance(Duration.ofMillis(5));
           outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
@@ -177,7 +183,7 @@ class ScriptedExchangeTest {
       held[0] = attempt;
       return stream.prepare(attempt, timeoutNanos, headers);
     };
-    String first = AttemptLoop.run(dispatcher, Endpoint.CHAT_STREAM, routing(), capturing);
+    String first = AttemptLoop.run(dispatcher, Endpoint.CHAT_STREAM, routing(), true, capturing);
 
     assertThat(first).isEqualTo("first chunk from r0");
     assertThat(fleet.inFlight("r0")).as("the stream holds it").isEqualTo(1);
@@ -199,11 +205,234 @@ class ScriptedExchangeTest {
     Function<String, Step> pausing = r -> outcome -> outcome.failed(
         new ReplicaHttpException(r, 429, "", true, Duration.ofSeconds(10)));
 
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(),
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true,
         script(pausing, pausing, pausing)))
         .isInstanceOf(RetriesExhaustedException.class)
         .hasMessageContaining("not to be called again before the call deadline");
     assertThat(sentTo).containsExactly("r0", "r1", "r2");
+  }
+
+  /** Hedging after the learnt delay, at least 10 ms. */
+  private static final HedgePolicy HEDGE_AT_P95 = HedgePolicy.builder()
+      .minDelay(Duration.ofMillis(10)).build();
+
+  /**
+   * Configures hedging and runs {@link HedgePolicy#MIN_SAMPLES} calls that answer in 100 ms on
+   * r0, so that the hedge delay is learnt (the 95th percentile: 107 ms, the top of 100 ms's
+   * bucket); clears what they told.
+   */
+  private void learnHedgeDelay(RetryPolicy retry) {
+    configure(retry, HEDGE_AT_P95, Duration.ZERO);
+    for (int i = 0; i < HedgePolicy.MIN_SAMPLES; i++) {
+      AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(r -> outcome -> {
+        ticker.advance(Duration.ofMillis(100));
+        outcome.succeeded("answered by " + r);
+      }));
+    }
+    assertThat(scheduler.pending()).as("no hedge armed while the delay was being learnt")
+        .isZero();
+    sentTo.clear();
+    told.clear();
+  }
+
+  /** An exchange that keeps its outcome for the test to complete. */
+  private Function<String, Step> held(List<HttpTransport.Outcome<String>> outcomes) {
+    return r -> outcomes::add;
+  }
+
+  private CompletableFuture<String> startAsync(Exchange<String> exchange) {
+    CompletableFuture<String> result = new CompletableFuture<>();
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), true, exchange, false, result)
+        .start();
+    return result;
+  }
+
+  @Test
+  void aWaitingAttemptIsHedgedAfterTheLearntDelayAndTheHedgeThatAnswersFirstWins() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
+    assertThat(sentTo).containsExactly("r0");
+
+    ticker.advance(Duration.ofMillis(108));
+    assertThat(Duration.ofNanos(scheduler.runNext())).isEqualTo(Duration.ofNanos(107_634_741));
+    assertThat(sentTo).containsExactly("r0", "r1");
+    assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).isEqualTo(2);
+
+    ticker.advance(Duration.ofMillis(5));
+    outcomes.get(1).succeeded("answered by r1");
+
+    assertThat(result).isCompletedWithValue("answered by r1");
+    assertThat(cancelled).as("the waiting attempt, cancelled at once").containsExactly("r0");
+    outcomes.get(0).failed(new LlmException("Canceled")); // what the cancelled exchange reports
+    assertThat(sentTo).as("no retry after the loser's failure").containsExactly("r0", "r1");
+    assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).as("every count released").isZero();
+    assertThat(told).containsExactly("started chat m", "routed 1 r0 failover=false",
+        "routed 2 r1 failover=false",
+        "ended 2 r1 ANSWERED after 5 ms, first chunk -1, at 113 ms",
+        "hedge r0 -> r1 after 108 ms: HEDGE", "finished 2 r1 after 113 ms ok",
+        "ended 1 r0 ABANDONED after 113 ms, first chunk -1, at 113 ms");
+  }
+
+  @Test
+  void whenTheWaitingAttemptAnswersFirstTheHedgeIsCancelled() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    outcomes.get(0).succeeded("answered by r0");
+    outcomes.get(0).succeeded("answered twice"); // nothing changes a decided call
+
+    assertThat(result).isCompletedWithValue("answered by r0");
+    assertThat(cancelled).containsExactly("r1");
+    outcomes.get(1).succeeded("answered late by r1"); // an answer that raced the cancel
+    assertThat(result).isCompletedWithValue("answered by r0");
+    assertThat(fleet.inFlight("r0") + fleet.inFlight("r1")).isZero();
+    assertThat(told).contains("hedge r0 -> r1 after 108 ms: FIRST");
+  }
+
+  @Test
+  void aFailureWhileTheOtherAttemptOfTheRaceIsInFlightStartsNoAttemptAndTheCallWaitsForIt() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result =
+        startAsync(script(held(outcomes), held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    outcomes.get(0).failed(new ReplicaHttpException("r0", 503, "", true, null));
+    assertThat(sentTo).containsExactly("r0", "r1");
+    assertThat(result).isNotDone();
+    outcomes.get(1).succeeded("answered by r1");
+
+    assertThat(result).isCompletedWithValue("answered by r1");
+    assertThat(told).contains("failed 1 r0 retry=false", "hedge r0 -> r1 after 108 ms: HEDGE");
+  }
+
+  @Test
+  void whenBothAttemptsOfTheRaceFailTheCallRetriesAndNeverHedgesAgain() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result =
+        startAsync(script(held(outcomes), held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    outcomes.get(1).failed(new ReplicaHttpException("r1", 503, "", true, null));
+    outcomes.get(0).failed(new ReplicaHttpException("r0", 503, "", true, null));
+
+    assertThat(sentTo).containsExactly("r0", "r1", "r2");
+    assertThat(scheduler.pending()).as("no second hedge").isZero();
+    outcomes.get(2).succeeded("answered by r2");
+    assertThat(result).isCompletedWithValue("answered by r2");
+    assertThat(told).contains("failed 2 r1 retry=false", "failed 1 r0 retry=true",
+        "hedge r0 -> r1 after 108 ms: NEITHER");
+  }
+
+  @Test
+  void noHedgeIsSentBeyondTheRetryBudget() {
+    learnHedgeDelay(RetryPolicy.builder().budgetRatio(0).minRetriesPerSecond(0).build());
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    assertThat(sentTo).containsExactly("r0");
+    outcomes.get(0).succeeded("answered by r0");
+    assertThat(result).isCompletedWithValue("answered by r0");
+    assertThat(told).noneMatch(line -> line.startsWith("hedge"));
+  }
+
+  @Test
+  void hedgesStayWithinTheirShareOfCalls() {
+    learnHedgeDelay(IMMEDIATE); // 20 calls earn one hedge at the default 5 %
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    startAsync(script(held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    assertThat(sentTo).containsExactly("r0", "r1");
+    outcomes.get(1).succeeded("answered by r1");
+
+    sentTo.clear();
+    startAsync(script(held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    assertThat(sentTo).as("the next call earned no hedge yet").containsExactly("r0");
+  }
+
+  @Test
+  void aRequestTheCallerMarkedNotHedgeableIsNeverHedged() {
+    learnHedgeDelay(IMMEDIATE);
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), false,
+        script(r -> outcome -> { }), false, new CompletableFuture<>()).start();
+    assertThat(scheduler.pending()).isZero();
+    assertThat(sentTo).containsExactly("r0");
+  }
+
+  @Test
+  void anAttemptThatAnswersBeforeTheDelayLeavesTheHedgeUnsent() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
+    outcomes.get(0).succeeded("answered by r0");
+    scheduler.runNext(); // the hedge's time comes: nothing to hedge
+
+    assertThat(result).isCompletedWithValue("answered by r0");
+    assertThat(sentTo).containsExactly("r0");
+    assertThat(cancelled).isEmpty();
+  }
+
+  @Test
+  void aBlockingCallsHedgeRunsOnAnotherThreadAndItsAnswerIsTheCalls() throws Exception {
+    learnHedgeDelay(IMMEDIATE);
+    java.util.concurrent.CountDownLatch firstCancelled = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<String> thread =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<String> callerThread =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Exchange<String> exchange = (attempt, timeout, headers) -> {
+          String replica = attempt.replica.id();
+          sentTo.add(replica);
+          return new Exchange.Prepared<String>() {
+            @Override
+            public void start(HttpTransport.Outcome<String> outcome) {
+              if (replica.equals("r0")) {
+                callerThread.set(Thread.currentThread().getName());
+                // The caller's thread waits in its exchange until the race cancels it.
+                try {
+                  firstCancelled.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                outcome.failed(new LlmException("Canceled"));
+              } else {
+                thread.set(Thread.currentThread().getName());
+                outcome.succeeded("answered by " + replica);
+              }
+            }
+
+            @Override
+            public void cancel() {
+              cancelled.add(replica);
+              if (replica.equals("r0")) firstCancelled.countDown();
+            }
+          };
+        };
+    CompletableFuture<String> call = CompletableFuture.supplyAsync(() ->
+        AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, exchange));
+    io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
+        Duration.ofSeconds(10), () -> scheduler.pending() == 1);
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    assertThat(call.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("answered by r1");
+    assertThat(thread.get()).as("the hedge ran on a thread of its own")
+        .isNotEqualTo(callerThread.get()).isNotEqualTo(Thread.currentThread().getName());
+    assertThat(cancelled).containsExactly("r0");
+    io.github.llmrouter.testing.EventRecorder.await("every count released",
+        Duration.ofSeconds(10), () -> fleet.inFlight("r0") + fleet.inFlight("r1") == 0);
   }
 
   /** What one attempt's exchange does once started, given its replica. */
@@ -256,6 +485,12 @@ class ScriptedExchangeTest {
     @Override
     public void onAttemptFailed(AttemptFailedEvent e) {
       told.add("failed " + e.attempt() + " " + e.replicaId() + " retry=" + e.willRetry());
+    }
+
+    @Override
+    public void onHedge(HedgeEvent e) {
+      told.add("hedge " + e.replicaId() + " -> " + e.hedgeReplicaId() + " after "
+          + ms(e.delay().toNanos()) + ": " + e.winner());
     }
 
     @Override

@@ -25,7 +25,7 @@ class RequestScanTest {
   void aChatReadsAsTheSameChatTypedDoes() {
     ChatRequest chat = ChatRequest.builder("llama").message(ChatMessage.system("be brief"))
         .message(ChatMessage.user("what is a KV cache?")).build();
-    RequestScan raw = RequestScan.of(Endpoint.CHAT_STREAM.request(chat));
+    RequestScan raw = RequestScan.of(Endpoint.CHAT_STREAM.request(chat, true));
 
     assertThat(raw.routing().model()).isEqualTo("llama");
     assertThat(raw.routing().prompt()).hasToString("what is a KV cache?");
