@@ -10,8 +10,9 @@ import java.time.Duration;
  *
  * <p>When an attempt has delivered nothing the caller can see (a whole answer; for a stream, its
  * first chunk) after a delay learnt from this client's own calls (the {@link
- * Builder#percentile(double) percentile} of their time to that moment, per operation and kind,
- * at least {@link Builder#minDelay(Duration) minDelay}), a second attempt goes to the next replica
+ * Builder#percentile(double) percentile} of their time to that moment, per operation, kind and
+ * size class of the request, so that a long prompt is not hedged for taking long, at least {@link
+ * Builder#minDelay(Duration) minDelay}), a second attempt goes to the next replica
  * of the request's ranking that is eligible and not saturated. The first of the two to deliver
  * wins; the other is cancelled at once and ends as abandoned (it counts against neither
  * replica). Nothing reaches the caller before the race is decided, so the caller never sees a
@@ -20,10 +21,12 @@ import java.time.Duration;
  * <p>At most {@link Builder#maxHedgedShare(double) maxHedgedShare} of calls send a hedge, and
  * each hedge also spends a retry token of the {@link RetryPolicy}'s budget, so hedges and retries
  * together stay within its ratio of the traffic; at most one hedge is sent per call; none is sent
- * before the client has seen {@value #MIN_SAMPLES} answers of the operation (it has no delay to
- * learn from), nor when the next replica is saturated, nor for a request marked not to be hedged.
- * A failure of one attempt while the other is still in flight starts no new attempt: the call
- * waits for the other.
+ * before the client has seen {@value #MIN_SAMPLES} answers of calls of the same operation, kind
+ * and size (it has no delay to learn from), nor when the next replica is saturated, nor for a
+ * request marked not to be hedged ({@code hedgeable(false)}), nor outside chat, completions and
+ * embeddings. A failure of one attempt while the other is still in flight starts no new attempt:
+ * the call waits for the other. An attempt that loses its race ends as abandoned and counts
+ * against neither its replica's ejection nor its breaker.
  *
  * @since 0.3.0
  */

@@ -74,6 +74,7 @@ final class CliOptions {
           o.simulator.replicaSlowdown(parseInt(rf[0], a), parseDouble(rf[1], a));
         }
         case "--policies" -> o.policies = value(args, ++i, a);
+        case "--hedge" -> o.simulator.hedgePercentile(decimal(args, ++i, a, 0.5, true, 0.999));
         default -> throw new IllegalArgumentException("unknown option '" + a + "'\n" + SimulatorCli.USAGE);
       }
     }

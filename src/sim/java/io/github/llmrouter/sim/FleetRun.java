@@ -1,8 +1,11 @@
 package io.github.llmrouter.sim;
 
 import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.dispatch.HedgePolicy;
+import io.github.llmrouter.internal.dispatch.AnswerTimes;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.load.Saturation;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Ranking;
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One policy replayed on one trace: a fleet of engines, one routing client per simulated client
@@ -42,6 +46,20 @@ final class FleetRun {
   private final PriorityQueue<Response> responses = new PriorityQueue<>();
   private final double[] nextScrape;
   private long responseOrder;
+
+  // Hedging, as HedgePolicy does it, when the settings ask for it.
+  /**
+   * Each client's times to first token by prompt size class, from which its hedge delay is
+   * learnt; null if off.
+   */
+  private final AnswerTimes @Nullable [][] times;
+  /** Each client's hedges in hand: 0.05 earned per request, one spent per hedge, at most 100. */
+  private final double[] hedgeTokens;
+  private final PriorityQueue<HedgeCheck> hedgeChecks = new PriorityQueue<>();
+  /** Each request's ranking, its first job, and whether its client has seen a first token. */
+  private final Ranking[] rankings;
+  private final Job[] firsts;
+  private final boolean[] answered;
 
   FleetRun(Simulator.Settings settings, SimulatedPolicy policy, Trace trace,
       Simulator.Prepared prepared) {
@@ -81,6 +99,16 @@ final class FleetRun {
       engines[r] = new ReplicaEngine(settings.profileOf(r), trace.blockTokens(), listener);
     }
     attempts = new RoutedAttempt[trace.size()];
+    times = settings.hedging() ? new AnswerTimes[clients][AnswerTimes.SIZE_CLASSES] : null;
+    if (times != null) {
+      for (AnswerTimes[] own : times) {
+        for (int k = 0; k < own.length; k++) own[k] = new AnswerTimes();
+      }
+    }
+    hedgeTokens = new double[clients];
+    rankings = new Ranking[trace.size()];
+    firsts = new Job[trace.size()];
+    answered = new boolean[trace.size()];
     // Each client scrapes every replica once per interval, at its own phase: what it knows of a
     // queue is up to one interval old, as in a real deployment.
     nextScrape = new double[clients];
@@ -100,6 +128,7 @@ final class FleetRun {
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
       double t = r.arrivalSeconds();
+      hedgeUntil(t);
       scrapeUntil(t);
       advanceTo(t);
       clock.set(t);
@@ -116,15 +145,82 @@ final class FleetRun {
           throw new IllegalStateException(policy.name() + " returned replica index " + target);
         }
         attempts[i] = ranking.sent(target, clock.read(), true);
+        rankings[i] = ranking;
       }
       job.replica = target;
       loads[job.client].counter(target).acquire();
       engines[target].submit(job, t);
       jobs[i] = job;
+      firsts[i] = job;
+      armHedge(job, t);
     }
+    hedgeUntil(Double.POSITIVE_INFINITY);
     for (ReplicaEngine e : engines) e.drain();
     deliverUntil(Double.POSITIVE_INFINITY);
+    for (int i = 0; i < n; i++) {
+      // A request answered by its hedge: the hedge's job, timed from the request's arrival.
+      Job first = firsts[i];
+      Job hedge = first.raced;
+      if (hedge != null && first.cancelled) {
+        hedge.arrival = first.arrival;
+        jobs[i] = hedge;
+      }
+    }
     return jobs;
+  }
+
+  /** Earns the request's share of a hedge and, once the delay is learnt, plans one. */
+  private void armHedge(Job job, double t) {
+    AnswerTimes[][] learnt = times;
+    if (learnt == null || rankings[job.index] == null) return;
+    hedgeTokens[job.client] = Math.min(100, hedgeTokens[job.client]
+        + HedgePolicy.DEFAULT_MAX_HEDGED_SHARE);
+    AnswerTimes own = learnt[job.client][sizeClass(job)];
+    if (own.seen() < HedgePolicy.MIN_SAMPLES) return;
+    double delay = Math.max(HedgePolicy.DEFAULT_MIN_DELAY.toNanos(),
+        own.percentileNanos(settings.hedgePercentile())) / 1e9;
+    hedgeChecks.add(new HedgeCheck(t + delay, job.index));
+  }
+
+  /** The size class of a job's request, as the client classes a body: four bytes a token. */
+  private static int sizeClass(Job job) {
+    return AnswerTimes.sizeClass(4L * job.request.inputTokens());
+  }
+
+  /** Runs every hedge check due by {@code t}, in time order, the fleet advanced to each. */
+  private void hedgeUntil(double t) {
+    while (!hedgeChecks.isEmpty() && hedgeChecks.peek().time <= t) {
+      HedgeCheck check = hedgeChecks.poll();
+      scrapeUntil(check.time);
+      advanceTo(check.time);
+      clock.set(check.time);
+      hedge(firsts[check.index], check.time);
+    }
+  }
+
+  /**
+   * The hedge delay has passed for {@code first}: unless its client has seen its first token, a
+   * hedge goes to the next replica of its ranking, if the client has a hedge in hand and that
+   * replica is not saturated.
+   */
+  private void hedge(Job first, double t) {
+    int c = first.client;
+    if (answered[first.index] || first.raced != null || hedgeTokens[c] < 1) return;
+    int next = rankings[first.index].next();
+    if (next < 0 || next >= engines.length || next == first.replica
+        || Saturation.defaults().isSaturated(loads[c], next, clock.read())) {
+      return;
+    }
+    hedgeTokens[c] -= 1;
+    Job h = new Job(first.index, first.request, first.chain, first.outputBlocks, c);
+    h.replica = next;
+    h.attempt = rankings[first.index].sent(next, clock.read(), true);
+    first.raced = h;
+    h.raced = first;
+    first.hedged = true;
+    h.hedged = true;
+    loads[c].counter(next).acquire();
+    engines[next].submit(h, t);
   }
 
   /** Advances every engine to {@code t} and delivers the responses produced up to then. */
@@ -138,18 +234,43 @@ final class FleetRun {
     while (!responses.isEmpty() && responses.peek().time <= t) {
       Response r = responses.poll();
       Job j = r.job;
+      if (j.cancelled) continue; // its count went back when it was cancelled
       clock.set(r.time);
-      RoutedAttempt attempt = attempts[j.index];
+      boolean hedge = firsts[j.index] != j;
+      RoutedAttempt attempt = hedge ? j.attempt : attempts[j.index];
       if (!r.completed) {
         if (attempt != null) attempt.firstToken(clock.read());
+        if (!answered[j.index]) firstAnswer(j, r.time);
         continue;
       }
       loads[j.client].counter(j.replica).release();
-      if (attempt != null) {
+      if (hedge) {
+        j.attempt = RoutedAttempt.IGNORED;
+        attempt.completed(j.request.inputTokens(), j.cachedTokens, clock.read());
+      } else if (attempt != null) {
         attempts[j.index] = null;
         attempt.completed(j.request.inputTokens(), j.cachedTokens, clock.read());
       }
     }
+  }
+
+  /**
+   * A request's first token reaches its client, from {@code j}: its time feeds the client's hedge
+   * delay, and the other job of its race, if any, is cancelled at once.
+   */
+  private void firstAnswer(Job j, double time) {
+    answered[j.index] = true;
+    Job first = firsts[j.index];
+    AnswerTimes[][] learnt = times;
+    if (learnt != null) {
+      learnt[j.client][sizeClass(j)].add(Math.round((time - first.arrival) * 1e9));
+    }
+    Job other = j.raced;
+    if (other == null || !engines[other.replica].cancel(other)) return;
+    loads[other.client].counter(other.replica).release();
+    RoutedAttempt lost = other == first ? attempts[j.index] : other.attempt;
+    if (lost != null) lost.failed(clock.read());
+    if (other == first) attempts[j.index] = null;
   }
 
   /** Runs every client scrape due up to time {@code t}, in time order. */
@@ -186,6 +307,15 @@ final class FleetRun {
       }
     }
     return best;
+  }
+
+  /** When to look whether a request's first attempt needs a hedge. */
+  private record HedgeCheck(double time, int index) implements Comparable<HedgeCheck> {
+    @Override
+    public int compareTo(HedgeCheck o) {
+      int c = Double.compare(time, o.time);
+      return c != 0 ? c : Integer.compare(index, o.index);
+    }
   }
 
   /** A first token or a completion reaching its client; ordered by time, then by production. */

@@ -27,6 +27,12 @@ final class Job {
   int estimatedUncached;
   /** The engine step at the end of which the last output token is emitted. */
   long finishStep;
+  /** Cancelled by its engine (a hedged request's loser): no event of it counts any more. */
+  boolean cancelled;
+  /** The other job of a hedged request's race (the first attempt or its hedge), or null. */
+  @org.jspecify.annotations.Nullable Job raced;
+  /** Whether the request this job answered sent a hedge. */
+  boolean hedged;
 
   Job(int index, TraceRequest request, long[] chain, int outputBlocks, int client) {
     this.index = index;

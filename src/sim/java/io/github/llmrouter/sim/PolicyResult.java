@@ -18,8 +18,9 @@ package io.github.llmrouter.sim;
  *     1.0 is perfectly even
  * @param sloAttainment fraction of requests whose TTFT met the run's SLO
  * @param goodput requests per second that met the TTFT SLO
+ * @param hedgedShare share of requests that sent a hedge (0 unless the run hedges)
  */
 public record PolicyResult(
     String policy, boolean clientDefault, int requests, double hitRate, double hitRateOfIdeal, double ttftMean,
     double ttftP50, double ttftP99, double e2eP99, double queueWaitMean, double throughput,
-    double loadImbalance, double sloAttainment, double goodput) {}
+    double loadImbalance, double sloAttainment, double goodput, double hedgedShare) {}

@@ -118,6 +118,28 @@ final class ReplicaEngine {
     }
   }
 
+  /**
+   * Cancels {@code j} where it is, as a server does when its client goes away: it leaves the
+   * waiting queue or the batch and frees what it held in the cache, and what it produced but was
+   * not yet told no longer counts ({@link Job#cancelled}).
+   *
+   * @return whether it was still queued or running
+   */
+  boolean cancel(Job j) {
+    if (waiting.remove(j)) {
+      waitingEstimatedTokens -= j.estimatedUncached;
+    } else if (prefilling.remove(j)) {
+      prefillRemainingTokens -= j.remainingPrefill;
+      cache.release(j.chain, j.registered, j.outputBlocks);
+    } else if (decoding.remove(j)) {
+      cache.release(j.chain, j.registered, j.outputBlocks);
+    } else {
+      return false; // completed already: its completion is still told
+    }
+    j.cancelled = true;
+    return true;
+  }
+
   /** Runs every step that starts before {@code t}. */
   void advanceTo(double t) {
     while (busy && clock < t) {

@@ -87,6 +87,13 @@ public final class SimulationReport {
     if (defaultPolicy != null) {
       s.append("* = the policy LlmClient uses by default (").append(defaultPolicy).append(")\n");
     }
+    if (results.stream().anyMatch(r -> r.hedgedShare() > 0)) {
+      s.append("hedged requests:");
+      for (PolicyResult r : results) {
+        s.append(String.format(Locale.ROOT, " %s %.2f%%", r.policy(), r.hedgedShare() * 100));
+      }
+      s.append('\n');
+    }
     return s.toString();
   }
 

@@ -65,6 +65,7 @@ public final class Simulator {
   private final double scrapeInterval;
   private final double staleAfter;
   private final double[] slowdown;
+  private final double hedgePercentile;
   private final Settings settings;
 
   private Simulator(Builder b) {
@@ -82,8 +83,9 @@ public final class Simulator {
     this.slowdown = new double[b.replicas];
     java.util.Arrays.fill(slowdown, 1.0);
     b.slowdowns.forEach((index, factor) -> slowdown[index] = factor);
+    this.hedgePercentile = b.hedgePercentile;
     this.settings = new Settings(replicas, clients, seed, scrapeInterval, staleAfter, profile,
-        slowdown);
+        slowdown, hedgePercentile);
   }
 
   public static Builder builder() {
@@ -107,7 +109,7 @@ public final class Simulator {
     return "keyBlocks " + keyBlocks + (sessionKeys ? " (+session ids)" : "") + ", " + profile.name()
         + ", TTFT SLO " + ttftSloSeconds + " s, seed " + seed
         + (scrapeInterval > 0 ? ", scrape every " + scrapeInterval + " s" : ", no load reports")
-        + slowdownText();
+        + slowdownText() + (hedgePercentile > 0 ? ", hedging at p" + hedgePercentile * 100 : "");
   }
 
   int replicas() {
@@ -136,7 +138,12 @@ public final class Simulator {
 
   /** What a {@link FleetRun} needs of the settings. */
   record Settings(int replicas, int clients, long seed, double scrapeInterval, double staleAfter,
-      EngineProfile profile, double[] slowdown) {
+      EngineProfile profile, double[] slowdown, double hedgePercentile) {
+    /** {@return whether clients hedge, as {@code HedgePolicy} does} */
+    boolean hedging() {
+      return hedgePercentile > 0;
+    }
+
     /** The engine profile of replica {@code r}: the fleet's, slowed down by its factor. */
     EngineProfile profileOf(int r) {
       double f = slowdown[r];
@@ -243,6 +250,7 @@ public final class Simulator {
     double queue = 0;
     double ttftSum = 0;
     int met = 0;
+    int hedged = 0;
     double first = n == 0 ? 0 : jobs[0].arrival;
     double last = first;
     for (int i = 0; i < n; i++) {
@@ -256,6 +264,7 @@ public final class Simulator {
       output += j.request.outputTokens();
       perReplica[j.replica] += e2e[i];
       if (ttft[i] <= ttftSloSeconds) met++;
+      if (j.hedged) hedged++;
       last = Math.max(last, j.finished);
     }
     Arrays.sort(ttft);
@@ -267,7 +276,8 @@ public final class Simulator {
     PolicyResult result = new PolicyResult(name, policy.isClientDefault(), n, hit,
         ideal == 0 ? 0 : hit / ideal, n == 0 ? 0 : ttftSum / n, percentile(ttft, 0.50),
         percentile(ttft, 0.99), percentile(e2e, 0.99), n == 0 ? 0 : queue / n, output / span,
-        meanLoad == 0 ? 1 : maxLoad / meanLoad, n == 0 ? 0 : (double) met / n, met / span);
+        meanLoad == 0 ? 1 : maxLoad / meanLoad, n == 0 ? 0 : (double) met / n, met / span,
+        n == 0 ? 0 : (double) hedged / n);
     return new RunOutcome(result, ttft);
   }
 
@@ -292,6 +302,7 @@ public final class Simulator {
     private double scrapeInterval = DEFAULT_SCRAPE_INTERVAL_SECONDS;
     private double staleAfter;
     private final java.util.Map<Integer, Double> slowdowns = new java.util.TreeMap<>();
+    private double hedgePercentile;
 
     private Builder() {}
 
@@ -321,6 +332,16 @@ public final class Simulator {
     }
 
     /** Replicas in the fleet, in [1, 1024]; default {@value #DEFAULT_REPLICAS}. */
+    /**
+     * Clients hedge as {@code HedgePolicy} does, after {@code percentile} of their own times to
+     * first token (at least 50 ms, at most 5% of requests, never to a saturated replica); 0, the
+     * default, for none.
+     */
+    public Builder hedgePercentile(double percentile) {
+      this.hedgePercentile = percentile;
+      return this;
+    }
+
     public Builder replicas(int replicas) {
       this.replicas = replicas;
       return this;
@@ -411,6 +432,10 @@ public final class Simulator {
           throw new IllegalArgumentException("Simulator.replicaSlowdown factor must be in [1, 100], got "
               + e.getValue());
         }
+      }
+      if (!(hedgePercentile == 0 || (hedgePercentile >= 0.5 && hedgePercentile <= 0.999))) {
+        throw new IllegalArgumentException("Simulator.hedgePercentile must be 0 or in [0.5, 0.999], "
+            + "got " + hedgePercentile);
       }
       if (threads < 1 || threads > 64) {
         throw new IllegalArgumentException("Simulator.threads must be in [1, 64], got " + threads);

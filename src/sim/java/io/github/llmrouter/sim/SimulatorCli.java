@@ -67,7 +67,8 @@ public final class SimulatorCli {
       "  --threads N           runs simulated at once (default: processors; same results)",
       "  --scrape-interval S   seconds between load scrapes per client, 0 = none (default 1)",
       "  --stale-after S       ignore reports older than this (default 3 x scrape interval)",
-      "  --slow R:F            make replica R F times slower (repeatable)");
+      "  --slow R:F            make replica R F times slower (repeatable)",
+      "  --hedge P             clients hedge after the P percentile of their own TTFT (HedgePolicy)");
 
   static int run(String[] args, PrintStream out) throws IOException {
     CliOptions o = CliOptions.parse(args);

@@ -46,6 +46,21 @@ class SimulatorTest {
   }
 
   @Test
+  void hedgingClientsServeEveryRequestOnceWithinTheirShareAndSayHowMany() {
+    SimulationReport r = Simulator.builder().hedgePercentile(0.95).replicaSlowdown(3, 5)
+        .policies(SimulatedPolicy.parse("cacheaware,roundrobin", 1)).build().run(mooncake);
+    assertThat(r.results()).allSatisfy(p -> {
+      assertThat(p.requests()).isEqualTo(mooncake.size());
+      // 0.05 of a hedge earned per request: at most 5 % of requests, and some here.
+      assertThat(p.hedgedShare()).isPositive().isLessThanOrEqualTo(0.05);
+      assertThat(p.ttftP50()).isPositive().isLessThanOrEqualTo(p.ttftP99());
+    });
+    assertThat(r.toTable()).contains("hedged requests: CacheAware ");
+    assertThat(Simulator.builder().policies(SimulatedPolicy.parse("cacheaware", 1)).build()
+        .run(mooncake).results()).allSatisfy(p -> assertThat(p.hedgedShare()).isZero());
+  }
+
+  @Test
   void theSameSeedGivesTheSameReport() {
     Simulator sim = Simulator.builder().clients(4).seed(9).build();
     String first = sim.run(mooncake).toTable();

@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * changes (a halving that races with a sample may lose that sample, which costs nothing).
  *
  * <p>Buckets grow by a factor of 2<sup>1/4</sup> (19 %) from 1 ms, so a percentile is known to
- * within 19 %, and the last bucket holds everything from about 19 min.
+ * within 19 %, and the last bucket holds everything from about 19 min. Public for the simulator,
+ * which hedges as the client does.
  */
-final class AnswerTimes {
+public final class AnswerTimes {
   /** Samples between two halvings of the counts. */
   static final int HALF_LIFE = 512;
   private static final int BUCKETS = 84;
@@ -32,8 +33,11 @@ final class AnswerTimes {
   /** Samples seen in all, never halved: whether enough are known to hedge on. */
   private final AtomicLong seen = new AtomicLong();
 
+  /** A histogram with no sample yet. */
+  public AnswerTimes() {}
+
   /** Records a call that took {@code nanos} to its first answer. */
-  void add(long nanos) {
+  public void add(long nanos) {
     counts.incrementAndGet(bucket(nanos));
     seen.incrementAndGet();
     if (samples.incrementAndGet() % HALF_LIFE == 0) {
@@ -45,7 +49,7 @@ final class AnswerTimes {
   }
 
   /** {@return the samples seen so far} */
-  long seen() {
+  public long seen() {
     return seen.get();
   }
 
@@ -57,7 +61,7 @@ final class AnswerTimes {
    * @param percentile in (0, 1)
    * @return nanoseconds; the first bucket's bound when there are no samples
    */
-  long percentileNanos(double percentile) {
+  public long percentileNanos(double percentile) {
     long total = 0;
     for (int i = 0; i < BUCKETS; i++) total += Math.max(0, counts.get(i));
     double rank = percentile * total;
@@ -67,6 +71,22 @@ final class AnswerTimes {
       if (below >= rank && below > 0) return BOUNDS[i];
     }
     return BOUNDS[BUCKETS - 1];
+  }
+
+  /** Prompt size classes: times are learnt apart for each, as a long prompt takes longer. */
+  public static final int SIZE_CLASSES = 8;
+
+  /**
+   * The size class of a request of {@code bytes} (its body; the simulator passes four bytes per
+   * prompt token): below 4 KiB, below 16 KiB, and so on by fourfold steps up to 16 MiB and over.
+   *
+   * @param bytes the request's size, at least 0
+   * @return in [0, {@value #SIZE_CLASSES})
+   */
+  public static int sizeClass(long bytes) {
+    if (bytes < 4096) return 0;
+    int log2 = 63 - Long.numberOfLeadingZeros(bytes >> 10); // 2 for 4 KiB
+    return Math.min(SIZE_CLASSES - 1, log2 / 2);
   }
 
   static int bucket(long nanos) {

@@ -85,7 +85,7 @@ final class AttemptLoop<R> {
   private @Nullable Reply hedgedTo;
   /** Whether an attempt has delivered: the call's answer is decided (its result may follow). */
   private boolean decided;
-  /** The times of this kind of call, when hedging is on; else null. */
+  /** The times of calls like this one, when it may be hedged; else null. */
   private final @Nullable AnswerTimes times;
   /** The headers the listeners set on the attempt being made; null when nobody listens. */
   private @Nullable AddedHeaders headers;
@@ -95,14 +95,15 @@ final class AttemptLoop<R> {
   private long pendingNanos;
 
   /**
-   * @param hedgeable whether the caller lets the request be hedged (the endpoint must allow it
-   *     too)
+   * @param times the times of calls like this one, from which its hedge is timed; null for no
+   *     hedge
    * @param blocking whether {@code exchange} reports before it returns: the call runs on its
    *     caller's thread ({@link #join})
    * @param result completed with the call's answer or final failure
    */
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      boolean hedgeable, Exchange<R> exchange, boolean blocking, CompletableFuture<R> result) {
+      @Nullable AnswerTimes times, Exchange<R> exchange, boolean blocking,
+      CompletableFuture<R> result) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
     this.request = request;
@@ -116,7 +117,7 @@ final class AttemptLoop<R> {
     this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
-    this.times = hedgeable && endpoint.hedgeable() ? dispatcher.answerTimes(endpoint) : null;
+    this.times = times;
     dispatcher.budget.onCall();
     if (times != null) dispatcher.hedges.onCall();
     this.table = dispatcher.fleet.table();
@@ -128,8 +129,8 @@ final class AttemptLoop<R> {
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      boolean hedgeable, Exchange<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, hedgeable, exchange, true,
+      @Nullable AnswerTimes times, Exchange<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, times, exchange, true,
         new CompletableFuture<>()).join();
   }
 

@@ -49,8 +49,11 @@ public final class RequestDispatcher {
   /** A request's affinity key, as the policy computes it: a slow start admits keys by it. */
   final KeyExtractor keys;
   private final AtomicBoolean panic = new AtomicBoolean();
-  /** Per kind of call (operation, streamed or not), its times to an answer; only if hedging. */
-  private final ConcurrentHashMap<Endpoint<?>, AnswerTimes> answerTimes =
+  /**
+   * Per kind of call (operation, streamed or not) and size class of its request, its times to an
+   * answer; only if hedging.
+   */
+  private final ConcurrentHashMap<Endpoint<?>, AnswerTimes[]> answerTimes =
       new ConcurrentHashMap<>();
   /**
    * The last call number given out, across the clients of the JVM, so that one listener shared
@@ -78,12 +81,18 @@ public final class RequestDispatcher {
   }
 
   /**
-   * The times to an answer of {@code endpoint}'s calls, from which hedges are timed; null when
-   * hedging is off. Costs a map lookup per call.
+   * The times to an answer of calls like this one (its operation, and its request's size class),
+   * from which its hedge is timed; null when it is not to be hedged: hedging is off, or the
+   * caller or the operation does not allow it. Costs a map lookup per call when hedging is on.
    */
-  @Nullable AnswerTimes answerTimes(Endpoint<?> endpoint) {
-    if (!config.hedge().enabled()) return null;
-    return answerTimes.computeIfAbsent(endpoint, e -> new AnswerTimes());
+  @Nullable AnswerTimes answerTimes(Endpoint<?> endpoint, RawRequest raw) {
+    if (!config.hedge().enabled() || !raw.hedgeable() || !endpoint.hedgeable()) return null;
+    AnswerTimes[] bySize = answerTimes.computeIfAbsent(endpoint, e -> {
+      AnswerTimes[] times = new AnswerTimes[AnswerTimes.SIZE_CLASSES];
+      for (int i = 0; i < times.length; i++) times[i] = new AnswerTimes();
+      return times;
+    });
+    return bySize[AnswerTimes.sizeClass(raw.body().length)];
   }
 
   /** {@return where a blocking call's hedge runs: the transport's OkHttp threads} */
@@ -108,7 +117,7 @@ public final class RequestDispatcher {
    */
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.execute(attempt.replica, call, endpoint)));
   }
@@ -127,7 +136,7 @@ public final class RequestDispatcher {
       RawRequest raw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
-    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, raw.hedgeable(),
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, answerTimes(endpoint, raw),
         HttpExchange.of(transport, endpoint, raw, (attempt, call, outcome) ->
             transport.enqueue(attempt.replica, call, endpoint, attempt, outcome)),
         false, result).start();
@@ -157,7 +166,7 @@ public final class RequestDispatcher {
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
       RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)));
   }
@@ -177,7 +186,7 @@ public final class RequestDispatcher {
       RawRequest raw) {
     if (!endpoint.streaming()) return call(endpoint, request, raw);
     admit();
-    return AttemptLoop.run(this, endpoint, request, raw.hedgeable(),
+    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt)));
   }

@@ -20,6 +20,17 @@ class AnswerTimesTest {
   }
 
   @Test
+  void requestsAreClassedBySizeInFourfoldSteps() {
+    assertThat(AnswerTimes.sizeClass(0)).isZero();
+    assertThat(AnswerTimes.sizeClass(4095)).isZero();
+    assertThat(AnswerTimes.sizeClass(4096)).isEqualTo(1);
+    assertThat(AnswerTimes.sizeClass(16 * 1024 - 1)).isEqualTo(1);
+    assertThat(AnswerTimes.sizeClass(16 * 1024)).isEqualTo(2);
+    assertThat(AnswerTimes.sizeClass(1L << 24)).isEqualTo(AnswerTimes.SIZE_CLASSES - 1);
+    assertThat(AnswerTimes.sizeClass(Long.MAX_VALUE)).isEqualTo(AnswerTimes.SIZE_CLASSES - 1);
+  }
+
+  @Test
   void aPercentileIsTheTopOfTheBucketItFallsIn() {
     AnswerTimes t = new AnswerTimes();
     for (int i = 0; i < 95; i++) t.add(10 * MS);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.LlmException;
+import io.github.llmrouter.api.RawRequest;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.dispatch.Admission;
@@ -98,7 +99,7 @@ class ScriptedExchangeTest {
 
   @Test
   void aRetryableFailureFailsOverToTheNextReplicaAndItsAnswerIsTheCalls() {
-    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(
         r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null)),
         r -> outcome -> outcome.succeeded("answered by " + r)));
 
@@ -111,7 +112,7 @@ class ScriptedExchangeTest {
   @Test
   void aFailureTheReplicaJudgedEndsTheCallWithThatFailure() {
     ReplicaHttpException badRequest = new ReplicaHttpException("r0", 400, "", false, null);
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(
         r -> outcome -> outcome.failed(badRequest)))).isSameAs(badRequest);
     assertThat(sentTo).containsExactly("r0");
   }
@@ -120,7 +121,7 @@ class ScriptedExchangeTest {
   void theAttemptLimitEndsACallWhoseEveryAttemptFailed() {
     Function<String, Step> unavailable =
         r -> outcome -> outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true,
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT),
         script(unavailable, unavailable, unavailable)))
         .isInstanceOf(RetriesExhaustedException.class)
         .hasMessageContaining("attempts exhausted");
@@ -134,7 +135,7 @@ class ScriptedExchangeTest {
       sentTo.add(attempt.replica.id());
       throw unbuildable;
     };
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, exchange))
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange))
         .isSameAs(unbuildable);
     assertThat(sentTo).containsExactly("r0");
     assertThat(fleet.inFlight("r0")).isZero();
@@ -143,7 +144,7 @@ class ScriptedExchangeTest {
   @Test
   void cancellingAnAsynchronousCallCancelsItsExchange() {
     CompletableFuture<String> result = new CompletableFuture<>();
-    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), true, script(r -> outcome -> { }),
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(r -> outcome -> { }),
         false, result).start();
     assertThat(sentTo).containsExactly("r0");
     assertThat(fleet.inFlight("r0")).as("the exchange is in flight").isEqualTo(1);
@@ -155,7 +156,7 @@ class ScriptedExchangeTest {
 
   @Test
   void everyStepOfACallIsToldInOrderWithItsTimes() {
-    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(
+    String answer = AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(
         r -> outcome -> {
           ticker.advance(Duration.ofMillis(5));
           outcome.failed(new ReplicaHttpException(r, 503, "", true, null));
@@ -183,7 +184,7 @@ class ScriptedExchangeTest {
       held[0] = attempt;
       return stream.prepare(attempt, timeoutNanos, headers);
     };
-    String first = AttemptLoop.run(dispatcher, Endpoint.CHAT_STREAM, routing(), true, capturing);
+    String first = AttemptLoop.run(dispatcher, Endpoint.CHAT_STREAM, routing(), times(Endpoint.CHAT_STREAM), capturing);
 
     assertThat(first).isEqualTo("first chunk from r0");
     assertThat(fleet.inFlight("r0")).as("the stream holds it").isEqualTo(1);
@@ -205,12 +206,14 @@ class ScriptedExchangeTest {
     Function<String, Step> pausing = r -> outcome -> outcome.failed(
         new ReplicaHttpException(r, 429, "", true, Duration.ofSeconds(10)));
 
-    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true,
+    assertThatThrownBy(() -> AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT),
         script(pausing, pausing, pausing)))
         .isInstanceOf(RetriesExhaustedException.class)
         .hasMessageContaining("not to be called again before the call deadline");
     assertThat(sentTo).containsExactly("r0", "r1", "r2");
   }
+
+  private static final byte[] SMALL_BODY = {'{', '}'};
 
   /** Hedging after the learnt delay, at least 10 ms. */
   private static final HedgePolicy HEDGE_AT_P95 = HedgePolicy.builder()
@@ -224,7 +227,7 @@ class ScriptedExchangeTest {
   private void learnHedgeDelay(RetryPolicy retry) {
     configure(retry, HEDGE_AT_P95, Duration.ZERO);
     for (int i = 0; i < HedgePolicy.MIN_SAMPLES; i++) {
-      AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, script(r -> outcome -> {
+      AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(r -> outcome -> {
         ticker.advance(Duration.ofMillis(100));
         outcome.succeeded("answered by " + r);
       }));
@@ -242,7 +245,7 @@ class ScriptedExchangeTest {
 
   private CompletableFuture<String> startAsync(Exchange<String> exchange) {
     CompletableFuture<String> result = new CompletableFuture<>();
-    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), true, exchange, false, result)
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange, false, result)
         .start();
     return result;
   }
@@ -365,7 +368,11 @@ class ScriptedExchangeTest {
   @Test
   void aRequestTheCallerMarkedNotHedgeableIsNeverHedged() {
     learnHedgeDelay(IMMEDIATE);
-    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), false,
+    RawRequest notHedgeable = RawRequest.post("/v1/chat/completions", SMALL_BODY)
+        .hedgeable(false).build();
+    assertThat(dispatcher.answerTimes(Endpoint.CHAT, notHedgeable)).isNull();
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(),
+        dispatcher.answerTimes(Endpoint.CHAT, notHedgeable),
         script(r -> outcome -> { }), false, new CompletableFuture<>()).start();
     assertThat(scheduler.pending()).isZero();
     assertThat(sentTo).containsExactly("r0");
@@ -421,7 +428,7 @@ class ScriptedExchangeTest {
           };
         };
     CompletableFuture<String> call = CompletableFuture.supplyAsync(() ->
-        AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), true, exchange));
+        AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange));
     io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
         Duration.ofSeconds(10), () -> scheduler.pending() == 1);
     ticker.advance(Duration.ofMillis(108));
@@ -506,6 +513,12 @@ class ScriptedExchangeTest {
 
   private static Replica replica(String id) {
     return Replica.builder("http://127.0.0.1:1/").id(id).build();
+  }
+
+  /** The times a small request to {@code endpoint} is hedged by, null while hedging is off. */
+  private AnswerTimes times(Endpoint<?> endpoint) {
+    return dispatcher.answerTimes(endpoint,
+        RawRequest.post("/v1/chat/completions", SMALL_BODY).build());
   }
 
   private static RoutingRequest routing() {
