@@ -76,9 +76,9 @@ final class AttemptLoop<R> {
 
   /** The last attempt made. */
   private @Nullable Attempt current;
-  /** The attempt in flight (the first of a race), or null. */
+  /** The attempt in flight (the first of a race), or null once it has ended. */
   private @Nullable Reply inFlight;
-  /** The hedge in flight, or null. */
+  /** The hedge in flight, or null once it has ended. */
   private @Nullable Reply hedge;
   /** Whether a hedge was sent (never twice per call), and by which attempt, for its event. */
   private @Nullable Reply hedgedFrom;
@@ -377,8 +377,6 @@ final class AttemptLoop<R> {
       if (other != null) {
         // The other attempt of the race goes on; the call waits for it.
         recordFailure(a, failure, RetryDecision.RACE_GOES_ON);
-        if (!r.hedge) inFlight = other; // the hedge is now the attempt in flight
-        hedge = null;
         return;
       }
       if (hedgedTo != null && hedgedFrom != null && !decided) raced(HedgeEvent.Winner.NEITHER);

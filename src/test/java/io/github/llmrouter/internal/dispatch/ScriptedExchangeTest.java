@@ -225,9 +225,13 @@ class ScriptedExchangeTest {
    * bucket); clears what they told.
    */
   private void learnHedgeDelay(RetryPolicy retry) {
+    learnHedgeDelay(retry, Endpoint.CHAT);
+  }
+
+  private void learnHedgeDelay(RetryPolicy retry, Endpoint<?> endpoint) {
     configure(retry, HEDGE_AT_P95, Duration.ZERO);
     for (int i = 0; i < HedgePolicy.MIN_SAMPLES; i++) {
-      AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), script(r -> outcome -> {
+      AttemptLoop.run(dispatcher, endpoint, routing(), times(endpoint), script(r -> outcome -> {
         ticker.advance(Duration.ofMillis(100));
         outcome.succeeded("answered by " + r);
       }));
@@ -376,6 +380,144 @@ class ScriptedExchangeTest {
         script(r -> outcome -> { }), false, new CompletableFuture<>()).start();
     assertThat(scheduler.pending()).isZero();
     assertThat(sentTo).containsExactly("r0");
+  }
+
+  @Test
+  void aWholeAnswerThatHasBegunToArriveIsNotHedged() {
+    learnHedgeDelay(IMMEDIATE);
+    List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
+    List<Attempt> attempts = new ArrayList<>();
+    Exchange<String> exchange = (attempt, timeout, headers) -> {
+      attempts.add(attempt);
+      sentTo.add(attempt.replica.id());
+      return new Exchange.Prepared<String>() {
+        @Override
+        public void start(HttpTransport.Outcome<String> outcome) {
+          outcomes.add(outcome);
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.add(attempt.replica.id());
+        }
+      };
+    };
+    CompletableFuture<String> result = new CompletableFuture<>();
+    new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange,
+        false, result).start();
+    attempts.get(0).answerBegan(); // its status line is in: the body is moments away
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+
+    assertThat(sentTo).containsExactly("r0");
+    outcomes.get(0).succeeded("answered by r0");
+    assertThat(result).isCompletedWithValue("answered by r0");
+  }
+
+  @Test
+  void aBlockingCallWhoseFirstAttemptFailedIsAnsweredByItsHedgeFromAnotherThread()
+      throws Exception {
+    assertThat(raceWhereTheFirstAttemptFails(true)).isEqualTo("answered by r1");
+    assertThat(sentTo).containsExactly("r0", "r1");
+    assertThat(told).contains("failed 1 r0 retry=false", "hedge r0 -> r1 after 108 ms: HEDGE");
+  }
+
+  @Test
+  void aBlockingCallWhoseRaceIsLostTwiceRetriesOnTheCallersThread() throws Exception {
+    assertThat(raceWhereTheFirstAttemptFails(false)).isEqualTo("answered by r2");
+    assertThat(sentTo).containsExactly("r0", "r1", "r2");
+    assertThat(told).contains("failed 1 r0 retry=false", "failed 2 r1 retry=true",
+        "hedge r0 -> r1 after 108 ms: NEITHER");
+  }
+
+  /**
+   * A blocking call whose first attempt, on r0 and the caller's thread, fails once its hedge is
+   * out; the hedge, on r1 and another thread, then answers if {@code hedgeAnswers}, else fails
+   * and the call retries on r2. The caller's thread waits meanwhile. {@return the call's answer}
+   */
+  private String raceWhereTheFirstAttemptFails(boolean hedgeAnswers) throws Exception {
+    learnHedgeDelay(IMMEDIATE);
+    java.util.concurrent.CountDownLatch hedged = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch firstFailed = new java.util.concurrent.CountDownLatch(1);
+    Exchange<String> exchange = (attempt, timeout, headers) -> {
+      String replica = attempt.replica.id();
+      sentTo.add(replica);
+      return new Exchange.Prepared<String>() {
+        @Override
+        public void start(HttpTransport.Outcome<String> outcome) {
+          try {
+            switch (replica) {
+              case "r0" -> { // the caller's thread: fails once the hedge is out
+                hedged.await();
+                outcome.failed(new ReplicaHttpException("r0", 503, "", true, null));
+                firstFailed.countDown();
+              }
+              case "r1" -> { // another thread: ends after the first did, while the caller waits
+                firstFailed.await();
+                if (hedgeAnswers) outcome.succeeded("answered by r1");
+                else outcome.failed(new ReplicaHttpException("r1", 503, "", true, null));
+              }
+              default -> outcome.succeeded("answered by " + replica);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.add(replica);
+        }
+      };
+    };
+    CompletableFuture<String> call = CompletableFuture.supplyAsync(() ->
+        AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange));
+    io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
+        Duration.ofSeconds(10), () -> scheduler.pending() == 1);
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    hedged.countDown();
+    return call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aStreamThatArrivesAfterItsRaceIsDecidedIsClosedAndItsAttemptLetGo() {
+    learnHedgeDelay(IMMEDIATE, Endpoint.CHAT_STREAM);
+    // The scripted streams of the warm-up never end: they keep their counts.
+    int heldOnR0 = fleet.inFlight("r0");
+    int heldOnR1 = fleet.inFlight("r1");
+    List<HttpTransport.Outcome<AutoCloseable>> outcomes = new ArrayList<>();
+    List<String> closed = new ArrayList<>();
+    Exchange<AutoCloseable> streams = (attempt, timeout, headers) -> {
+      String replica = attempt.replica.id();
+      sentTo.add(replica);
+      return new Exchange.Prepared<AutoCloseable>() {
+        @Override
+        public void start(HttpTransport.Outcome<AutoCloseable> outcome) {
+          outcomes.add(outcome);
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.add(replica);
+        }
+      };
+    };
+    CompletableFuture<AutoCloseable> result = new CompletableFuture<>();
+    new AttemptLoop<AutoCloseable>(dispatcher, Endpoint.CHAT_STREAM, routing(),
+        times(Endpoint.CHAT_STREAM), streams, false, result).start();
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    AutoCloseable won = () -> closed.add("r1");
+    outcomes.get(1).succeeded(won);
+    outcomes.get(0).succeeded(() -> closed.add("r0")); // its first chunk raced the cancel
+
+    assertThat(result).isCompletedWithValue(won);
+    assertThat(closed).containsExactly("r0");
+    assertThat(fleet.inFlight("r0")).as("the loser's count went back").isEqualTo(heldOnR0);
+    assertThat(fleet.inFlight("r1")).as("the winner's stream holds its count")
+        .isEqualTo(heldOnR1 + 1);
+    assertThat(told).contains("ended 1 r0 ABANDONED after 108 ms, first chunk -1, at 108 ms");
   }
 
   @Test
