@@ -247,6 +247,18 @@ class ScriptedExchangeTest {
     return r -> outcomes::add;
   }
 
+  /**
+   * Starts an asynchronous call whose attempts keep their outcomes in {@code outcomes}, and lets
+   * its hedge delay pass (108 ms, and the timer run). {@return the call's result}
+   */
+  private CompletableFuture<String> raced(List<HttpTransport.Outcome<String>> outcomes) {
+    CompletableFuture<String> result =
+        startAsync(script(held(outcomes), held(outcomes), held(outcomes)));
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    return result;
+  }
+
   private CompletableFuture<String> startAsync(Exchange<String> exchange) {
     CompletableFuture<String> result = new CompletableFuture<>();
     new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange, false, result)
@@ -285,9 +297,7 @@ class ScriptedExchangeTest {
   void whenTheWaitingAttemptAnswersFirstTheHedgeIsCancelled() {
     learnHedgeDelay(IMMEDIATE);
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
-    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    CompletableFuture<String> result = raced(outcomes);
 
     outcomes.get(0).succeeded("answered by r0");
     outcomes.get(0).succeeded("answered twice"); // nothing changes a decided call
@@ -304,10 +314,7 @@ class ScriptedExchangeTest {
   void aFailureWhileTheOtherAttemptOfTheRaceIsInFlightStartsNoAttemptAndTheCallWaitsForIt() {
     learnHedgeDelay(IMMEDIATE);
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
-    CompletableFuture<String> result =
-        startAsync(script(held(outcomes), held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    CompletableFuture<String> result = raced(outcomes);
 
     outcomes.get(0).failed(new ReplicaHttpException("r0", 503, "", true, null));
     assertThat(sentTo).containsExactly("r0", "r1");
@@ -322,10 +329,7 @@ class ScriptedExchangeTest {
   void whenBothAttemptsOfTheRaceFailTheCallRetriesAndNeverHedgesAgain() {
     learnHedgeDelay(IMMEDIATE);
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
-    CompletableFuture<String> result =
-        startAsync(script(held(outcomes), held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    CompletableFuture<String> result = raced(outcomes);
 
     outcomes.get(1).failed(new ReplicaHttpException("r1", 503, "", true, null));
     outcomes.get(0).failed(new ReplicaHttpException("r0", 503, "", true, null));
@@ -342,9 +346,7 @@ class ScriptedExchangeTest {
   void noHedgeIsSentBeyondTheRetryBudget() {
     learnHedgeDelay(RetryPolicy.builder().budgetRatio(0).minRetriesPerSecond(0).build());
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
-    CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    CompletableFuture<String> result = raced(outcomes);
 
     assertThat(sentTo).containsExactly("r0");
     outcomes.get(0).succeeded("answered by r0");
@@ -356,16 +358,12 @@ class ScriptedExchangeTest {
   void hedgesStayWithinTheirShareOfCalls() {
     learnHedgeDelay(IMMEDIATE); // 20 calls earn one hedge at the default 5 %
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
-    startAsync(script(held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    raced(outcomes);
     assertThat(sentTo).containsExactly("r0", "r1");
     outcomes.get(1).succeeded("answered by r1");
 
     sentTo.clear();
-    startAsync(script(held(outcomes), held(outcomes)));
-    ticker.advance(Duration.ofMillis(108));
-    scheduler.runNext();
+    raced(outcomes);
     assertThat(sentTo).as("the next call earned no hedge yet").containsExactly("r0");
   }
 
@@ -387,21 +385,10 @@ class ScriptedExchangeTest {
     learnHedgeDelay(IMMEDIATE);
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
     List<Attempt> attempts = new ArrayList<>();
-    Exchange<String> exchange = (attempt, timeout, headers) -> {
+    Exchange<String> exchange = exchange((attempt, outcome) -> {
       attempts.add(attempt);
-      sentTo.add(attempt.replica.id());
-      return new Exchange.Prepared<String>() {
-        @Override
-        public void start(HttpTransport.Outcome<String> outcome) {
-          outcomes.add(outcome);
-        }
-
-        @Override
-        public void cancel() {
-          cancelled.add(attempt.replica.id());
-        }
-      };
-    };
+      outcomes.add(outcome);
+    }, r -> { });
     CompletableFuture<String> result = new CompletableFuture<>();
     new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange,
         false, result).start();
@@ -439,37 +426,25 @@ class ScriptedExchangeTest {
     learnHedgeDelay(IMMEDIATE);
     java.util.concurrent.CountDownLatch hedged = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch firstFailed = new java.util.concurrent.CountDownLatch(1);
-    Exchange<String> exchange = (attempt, timeout, headers) -> {
-      String replica = attempt.replica.id();
-      sentTo.add(replica);
-      return new Exchange.Prepared<String>() {
-        @Override
-        public void start(HttpTransport.Outcome<String> outcome) {
-          try {
-            switch (replica) {
-              case "r0" -> { // the caller's thread: fails once the hedge is out
-                hedged.await();
-                outcome.failed(new ReplicaHttpException("r0", 503, "", true, null));
-                firstFailed.countDown();
-              }
-              case "r1" -> { // another thread: ends after the first did, while the caller waits
-                firstFailed.await();
-                if (hedgeAnswers) outcome.succeeded("answered by r1");
-                else outcome.failed(new ReplicaHttpException("r1", 503, "", true, null));
-              }
-              default -> outcome.succeeded("answered by " + replica);
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    Exchange<String> exchange = exchange((attempt, outcome) -> {
+      try {
+        switch (attempt.replica.id()) {
+          case "r0" -> { // the caller's thread: fails once the hedge is out
+            hedged.await();
+            outcome.failed(new ReplicaHttpException("r0", 503, "", true, null));
+            firstFailed.countDown();
           }
+          case "r1" -> { // another thread: ends after the first did, while the caller waits
+            firstFailed.await();
+            if (hedgeAnswers) outcome.succeeded("answered by r1");
+            else outcome.failed(new ReplicaHttpException("r1", 503, "", true, null));
+          }
+          default -> outcome.succeeded("answered by " + attempt.replica.id());
         }
-
-        @Override
-        public void cancel() {
-          cancelled.add(replica);
-        }
-      };
-    };
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, r -> { });
     CompletableFuture<String> call = CompletableFuture.supplyAsync(() ->
         AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange));
     io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
@@ -488,21 +463,8 @@ class ScriptedExchangeTest {
     int heldOnR1 = fleet.inFlight("r1");
     List<HttpTransport.Outcome<AutoCloseable>> outcomes = new ArrayList<>();
     List<String> closed = new ArrayList<>();
-    Exchange<AutoCloseable> streams = (attempt, timeout, headers) -> {
-      String replica = attempt.replica.id();
-      sentTo.add(replica);
-      return new Exchange.Prepared<AutoCloseable>() {
-        @Override
-        public void start(HttpTransport.Outcome<AutoCloseable> outcome) {
-          outcomes.add(outcome);
-        }
-
-        @Override
-        public void cancel() {
-          cancelled.add(replica);
-        }
-      };
-    };
+    Exchange<AutoCloseable> streams = exchange((attempt, outcome) -> outcomes.add(outcome),
+        r -> { });
     CompletableFuture<AutoCloseable> result = new CompletableFuture<>();
     new AttemptLoop<AutoCloseable>(dispatcher, Endpoint.CHAT_STREAM, routing(),
         times(Endpoint.CHAT_STREAM), streams, false, result).start();
@@ -541,34 +503,23 @@ class ScriptedExchangeTest {
         new java.util.concurrent.atomic.AtomicReference<>();
     java.util.concurrent.atomic.AtomicReference<String> callerThread =
         new java.util.concurrent.atomic.AtomicReference<>();
-    Exchange<String> exchange = (attempt, timeout, headers) -> {
-          String replica = attempt.replica.id();
-          sentTo.add(replica);
-          return new Exchange.Prepared<String>() {
-            @Override
-            public void start(HttpTransport.Outcome<String> outcome) {
-              if (replica.equals("r0")) {
-                callerThread.set(Thread.currentThread().getName());
-                // The caller's thread waits in its exchange until the race cancels it.
-                try {
-                  firstCancelled.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-                outcome.failed(new LlmException("Canceled"));
-              } else {
-                thread.set(Thread.currentThread().getName());
-                outcome.succeeded("answered by " + replica);
-              }
-            }
-
-            @Override
-            public void cancel() {
-              cancelled.add(replica);
-              if (replica.equals("r0")) firstCancelled.countDown();
-            }
-          };
-        };
+    Exchange<String> exchange = exchange((attempt, outcome) -> {
+      if (attempt.replica.id().equals("r0")) {
+        callerThread.set(Thread.currentThread().getName());
+        // The caller's thread waits in its exchange until the race cancels it.
+        try {
+          firstCancelled.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        outcome.failed(new LlmException("Canceled"));
+      } else {
+        thread.set(Thread.currentThread().getName());
+        outcome.succeeded("answered by " + attempt.replica.id());
+      }
+    }, r -> {
+      if (r.equals("r0")) firstCancelled.countDown();
+    });
     CompletableFuture<String> call = CompletableFuture.supplyAsync(() ->
         AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange));
     io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
@@ -588,6 +539,31 @@ class ScriptedExchangeTest {
   @FunctionalInterface
   private interface Step {
     void start(HttpTransport.Outcome<String> outcome);
+  }
+
+  /**
+   * An exchange that records where each attempt went and what was cancelled, runs {@code start}
+   * with the attempt and its outcome, and tells {@code onCancel} the replica it cancels.
+   */
+  private <R> Exchange<R> exchange(
+      java.util.function.BiConsumer<Attempt, HttpTransport.Outcome<R>> start,
+      java.util.function.Consumer<String> onCancel) {
+    return (attempt, timeoutNanos, headers) -> {
+      String replica = attempt.replica.id();
+      sentTo.add(replica);
+      return new Exchange.Prepared<>() {
+        @Override
+        public void start(HttpTransport.Outcome<R> outcome) {
+          start.accept(attempt, outcome);
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.add(replica);
+          onCancel.accept(replica);
+        }
+      };
+    };
   }
 
   /** An exchange whose n-th attempt runs the n-th step on the replica the loop picked. */

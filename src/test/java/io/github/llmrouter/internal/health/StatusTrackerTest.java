@@ -197,9 +197,10 @@ class StatusTrackerTest {
     assertThat(t.statusesOf(set)[3].isEjected(ticker.read())).isFalse();
   }
 
-  /** An attempt in flight, as a test sees it. */
+  /** An attempt in flight, as a test sees it: what each replicaLost call said. */
   private static final class Flight implements ReplicaStatus.InFlight {
     final boolean answering;
+    final List<String> why = new ArrayList<>();
     int lost;
 
     Flight(boolean answering) {
@@ -212,8 +213,9 @@ class StatusTrackerTest {
     }
 
     @Override
-    public void replicaLost(String why) {
+    public void replicaLost(String what) {
       lost++;
+      why.add(what);
     }
   }
 
@@ -319,32 +321,12 @@ class StatusTrackerTest {
         events);
   }
 
-  /** What a replicaLost call said, for an attempt in flight. */
-  private static final class Lost implements ReplicaStatus.InFlight {
-    final boolean answering;
-    final List<String> why = new ArrayList<>();
-
-    Lost(boolean answering) {
-      this.answering = answering;
-    }
-
-    @Override
-    public boolean answering() {
-      return answering;
-    }
-
-    @Override
-    public void replicaLost(String what) {
-      why.add(what);
-    }
-  }
-
   @Test
   void aReplicaLeftUnansweredForTheStallTimeoutIsTakenOutAndItsUnansweredAttemptsFailOver() {
     StatusTracker t = watching(Duration.ofSeconds(3));
     ReplicaStatus r1 = fleetOf(t, 4)[1];
-    Lost waiting = new Lost(false);
-    Lost answering = new Lost(true);
+    Flight waiting = new Flight(false);
+    Flight answering = new Flight(true);
     r1.track(waiting);
     r1.track(answering);
     t.reached("r1", 1_000_000);
@@ -439,7 +421,7 @@ class StatusTrackerTest {
     ReplicaStatus r1 = fleetOf(t, 4)[1];
     ticker.advance(Duration.ofSeconds(5));
     t.timedOut("r1", "load scrape");
-    Lost waiting = new Lost(false);
+    Flight waiting = new Flight(false);
     r1.track(waiting);
     t.refused("r1", "connection refused");
     assertThat(events.health).singleElement();
