@@ -417,6 +417,56 @@ class ScriptedExchangeTest {
         "hedge r0 -> r1 after 108 ms: NEITHER");
   }
 
+  @Test
+  void aBlockingCallerInterruptedWhileItsHedgeRunsEndsTheCallAndCancelsTheHedge()
+      throws Exception {
+    learnHedgeDelay(IMMEDIATE);
+    java.util.concurrent.CountDownLatch hedged = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch hedgeCancelled = new java.util.concurrent.CountDownLatch(1);
+    Exchange<String> exchange = exchange((attempt, outcome) -> {
+      try {
+        if (attempt.replica.id().equals("r0")) { // the caller's thread: fails, then waits
+          hedged.await();
+          outcome.failed(new ReplicaHttpException("r0", 503, "", true, null));
+        } else { // the hedge: held until cancelled
+          hedgeCancelled.await();
+          outcome.failed(new LlmException("Canceled"));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, r -> {
+      if (r.equals("r1")) hedgeCancelled.countDown();
+    });
+    java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        AttemptLoop.run(dispatcher, Endpoint.CHAT, routing(), times(Endpoint.CHAT), exchange);
+      } catch (RuntimeException e) {
+        thrown.set(e);
+      }
+    });
+    caller.start();
+    io.github.llmrouter.testing.EventRecorder.await("the first attempt in flight",
+        Duration.ofSeconds(10), () -> scheduler.pending() == 1);
+    ticker.advance(Duration.ofMillis(108));
+    scheduler.runNext();
+    hedged.countDown();
+    io.github.llmrouter.testing.EventRecorder.await("the caller waiting for the hedge",
+        Duration.ofSeconds(10), () -> caller.getState() == Thread.State.WAITING
+            && told.contains("failed 1 r0 retry=false"));
+
+    caller.interrupt();
+    caller.join(10_000);
+
+    assertThat(caller.isAlive()).isFalse();
+    assertThat(thrown.get()).isInstanceOf(LlmException.class)
+        .hasMessage("interrupted while waiting for an answer");
+    assertThat(cancelled).containsExactly("r1");
+    assertThat(sentTo).containsExactly("r0", "r1");
+  }
+
   /**
    * A blocking call whose first attempt, on r0 and the caller's thread, fails once its hedge is
    * out; the hedge, on r1 and another thread, then answers if {@code hedgeAnswers}, else fails
