@@ -33,6 +33,11 @@ final class Fixtures {
         .build();
   }
 
+  /** {@return which emulated replica answered {@code r} (its {@code x_emulated_replica} field)} */
+  static String answeredBy(io.github.llmrouter.api.ChatResponse r) {
+    return String.valueOf(r.extra().get("x_emulated_replica"));
+  }
+
   static MockResponse ok(String json) {
     return new MockResponse.Builder().code(200).setHeader("Content-Type", "application/json")
         .body(json).build();

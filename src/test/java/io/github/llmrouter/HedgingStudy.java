@@ -102,9 +102,24 @@ public final class HedgingStudy {
 
   private static void run(List<EmulatedReplica> fleet, String policy, int callers, int calls,
       long seed, HedgePolicy hedge) throws Exception {
-    boolean hedging = hedge.enabled();
     List<Replica> replicas = new ArrayList<>();
     for (EmulatedReplica r : fleet) replicas.add(Replica.builder(r.baseUrl()).id(r.id()).build());
+    LlmClientBuilder client = LlmClient.builder().replicas(replicas)
+        .routingPolicy(policy.equals("roundRobin") ? RoutingPolicy.roundRobin()
+            : RoutingPolicy.cacheAware())
+        .hedgePolicy(hedge).firstByteTimeout(Duration.ofSeconds(5));
+    System.out.printf(Locale.ROOT, "%-10s %-7d %4d %6s %s%n", policy, callers, seed,
+        hedge.enabled() ? "on" : "off", measure(client, "m", callers, calls, seed, 16));
+  }
+
+  /**
+   * Runs {@code calls} streamed chat calls of 20 to 200 words from each of {@code callers}
+   * threads sharing the client {@code builder} builds, and returns their time to first token
+   * (p50, p99, mean, in ms) and the shares of calls that sent a hedge and that the hedge won, as
+   * table columns.
+   */
+  public static String measure(LlmClientBuilder builder, String model, int callers, int calls,
+      long seed, int maxTokens) throws Exception {
     AtomicInteger hedged = new AtomicInteger();
     AtomicInteger hedgeWon = new AtomicInteger();
     RoutingListener counting = new RoutingListener() {
@@ -115,10 +130,7 @@ public final class HedgingStudy {
       }
     };
     List<Long> ttft = Collections.synchronizedList(new ArrayList<>());
-    try (LlmClient client = LlmClient.builder().replicas(replicas).listener(counting)
-        .routingPolicy(policy.equals("roundRobin") ? RoutingPolicy.roundRobin()
-            : RoutingPolicy.cacheAware())
-        .hedgePolicy(hedge).firstByteTimeout(Duration.ofSeconds(5)).build()) {
+    try (LlmClient client = builder.listener(counting).build()) {
       ExecutorService pool = Executors.newFixedThreadPool(callers);
       List<Future<?>> running = new ArrayList<>();
       for (int c = 0; c < callers; c++) {
@@ -129,8 +141,8 @@ public final class HedgingStudy {
             int words = 20 + random.nextInt(180);
             for (int w = 0; w < words; w++) prompt.append(WORDS[random.nextInt(WORDS.length)])
                 .append(' ');
-            ChatRequest request = ChatRequest.builder("m")
-                .message(ChatMessage.user(prompt.toString())).maxTokens(16).build();
+            ChatRequest request = ChatRequest.builder(model)
+                .message(ChatMessage.user(prompt.toString())).maxTokens(maxTokens).build();
             long t0 = System.nanoTime();
             try (ResponseStream<ChatChunk> stream = client.chatStream(request)) {
               ttft.add(System.nanoTime() - t0);
@@ -146,9 +158,9 @@ public final class HedgingStudy {
     List<Long> sorted = new ArrayList<>(ttft);
     Collections.sort(sorted);
     double mean = sorted.stream().mapToLong(Long::longValue).average().orElse(0) / 1e6;
-    System.out.printf(Locale.ROOT, "%-10s %-7d %4d %6s %9.1f %9.1f %9.1f %7.1f%% %7.1f%%%n",
-        policy, callers, seed, hedging ? "on" : "off", at(sorted, 0.50), at(sorted, 0.99), mean,
-        100.0 * hedged.get() / sorted.size(), 100.0 * hedgeWon.get() / sorted.size());
+    return String.format(Locale.ROOT, "%9.1f %9.1f %9.1f %7.1f%% %7.1f%%", at(sorted, 0.50),
+        at(sorted, 0.99), mean, 100.0 * hedged.get() / sorted.size(),
+        100.0 * hedgeWon.get() / sorted.size());
   }
 
   private static double at(List<Long> sorted, double q) {

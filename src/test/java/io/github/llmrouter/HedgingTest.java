@@ -94,7 +94,7 @@ class HedgingTest {
     long t0 = System.nanoTime();
     List<ChatResponse> answers = untilTheSlowReplicaIsHit(() -> client.chat(chat(100)));
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(HELD);
-    assertThat(answers).extracting(r -> r.extra().get("x_emulated_replica"))
+    assertThat(answers).extracting(Fixtures::answeredBy)
         .containsOnly("fast");
     theSlowAttemptWasHedgedAndLetGo();
   }
@@ -103,7 +103,7 @@ class HedgingTest {
   void anAsynchronousCallHeldByASlowReplicaIsAnsweredByItsHedge() {
     List<ChatResponse> answers = untilTheSlowReplicaIsHit(
         () -> client.chatAsync(chat(100)).orTimeout(10, TimeUnit.SECONDS).join());
-    assertThat(answers).extracting(r -> r.extra().get("x_emulated_replica"))
+    assertThat(answers).extracting(Fixtures::answeredBy)
         .containsOnly("fast");
     theSlowAttemptWasHedgedAndLetGo();
   }
@@ -132,10 +132,10 @@ class HedgingTest {
   void aRequestMarkedNotHedgeableWaitsForItsReplica() {
     for (int i = 0; i < HedgePolicy.MIN_SAMPLES; i++) client.chat(chat(i));
     slow.faults().delayNext(1, Duration.ofMillis(500));
-    List<Object> answeredBy = new ArrayList<>();
+    List<String> answeredBy = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      answeredBy.add(client.chat(chat(100).toBuilder().hedgeable(false).build()).extra()
-          .get("x_emulated_replica"));
+      answeredBy.add(Fixtures.answeredBy(client.chat(chat(100).toBuilder().hedgeable(false)
+          .build())));
     }
     assertThat(answeredBy).containsExactlyInAnyOrder("slow", "fast");
     assertThat(events.hedges).isEmpty();

@@ -1,5 +1,6 @@
 package io.github.llmrouter;
 
+import static io.github.llmrouter.Fixtures.answeredBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.api.ChatMessage;
@@ -51,10 +52,6 @@ class ReplicaGoneTest {
 
   private static ChatRequest chat(int i) {
     return ChatRequest.builder("m").message(ChatMessage.user("call " + i)).maxTokens(4).build();
-  }
-
-  private static String answeredBy(ChatResponse r) {
-    return String.valueOf(r.extra().get("x_emulated_replica"));
   }
 
   @Test

@@ -1,23 +1,12 @@
 package io.github.llmrouter.engine;
 
+import io.github.llmrouter.HedgingStudy;
 import io.github.llmrouter.LlmClient;
-import io.github.llmrouter.api.ChatChunk;
-import io.github.llmrouter.api.ChatMessage;
-import io.github.llmrouter.api.ChatRequest;
-import io.github.llmrouter.api.ResponseStream;
+import io.github.llmrouter.LlmClientBuilder;
 import io.github.llmrouter.dispatch.HedgePolicy;
-import io.github.llmrouter.observe.HedgeEvent;
-import io.github.llmrouter.observe.RoutingListener;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Measures hedging against four real llama-server replicas on loopback, one of which gets a fifth
@@ -78,53 +67,9 @@ public final class LlamaHedgingStudy {
 
   private static void run(List<LlamaServers.Server> servers, int callers, int calls,
       boolean hedging) throws Exception {
-    AtomicInteger hedged = new AtomicInteger();
-    AtomicInteger won = new AtomicInteger();
-    RoutingListener counting = new RoutingListener() {
-      @Override
-      public void onHedge(HedgeEvent e) {
-        hedged.incrementAndGet();
-        if (e.winner() == HedgeEvent.Winner.HEDGE) won.incrementAndGet();
-      }
-    };
-    List<Long> ttft = Collections.synchronizedList(new ArrayList<>());
-    try (LlmClient client = LlmClient.builder().replicas(LlamaServers.replicas(servers))
-        .listener(counting)
-        .hedgePolicy(hedging ? HedgePolicy.defaults() : HedgePolicy.disabled()).build()) {
-      ExecutorService pool = Executors.newFixedThreadPool(callers);
-      List<Future<?>> running = new ArrayList<>();
-      for (int c = 0; c < callers; c++) {
-        SplittableRandom random = new SplittableRandom(31 * c + (hedging ? 1 : 0));
-        running.add(pool.submit(() -> {
-          for (int i = 0; i < calls; i++) {
-            StringBuilder prompt = new StringBuilder();
-            int words = 10 + random.nextInt(60);
-            for (int w = 0; w < words; w++) {
-              prompt.append("word").append(random.nextInt(1000)).append(' ');
-            }
-            ChatRequest request = ChatRequest.builder("tiny")
-                .message(ChatMessage.user(prompt.toString())).maxTokens(8).build();
-            long t0 = System.nanoTime();
-            try (ResponseStream<ChatChunk> stream = client.chatStream(request)) {
-              ttft.add(System.nanoTime() - t0);
-              stream.forEach(chunk -> { });
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : running) f.get();
-      pool.shutdown();
-    }
-    List<Long> sorted = new ArrayList<>(ttft);
-    Collections.sort(sorted);
-    double mean = sorted.stream().mapToLong(Long::longValue).average().orElse(0) / 1e6;
-    System.out.printf(Locale.ROOT, "%-7d %6s %9.1f %9.1f %9.1f %7.1f%% %7.1f%%%n", callers,
-        hedging ? "on" : "off", at(sorted, 0.50), at(sorted, 0.99), mean,
-        100.0 * hedged.get() / sorted.size(), 100.0 * won.get() / sorted.size());
-  }
-
-  private static double at(List<Long> sorted, double q) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(q * sorted.size()))) / 1e6;
+    LlmClientBuilder client = LlmClient.builder().replicas(LlamaServers.replicas(servers))
+        .hedgePolicy(hedging ? HedgePolicy.defaults() : HedgePolicy.disabled());
+    System.out.printf(Locale.ROOT, "%-7d %6s %s%n", callers, hedging ? "on" : "off",
+        HedgingStudy.measure(client, "tiny", callers, calls, hedging ? 2 : 1, 8));
   }
 }
