@@ -145,7 +145,7 @@ final class FleetRun {
           throw new IllegalStateException(policy.name() + " returned replica index " + target);
         }
         attempts[i] = ranking.sent(target, clock.read(), true);
-        rankings[i] = ranking;
+        if (times != null) rankings[i] = ranking; // kept for a hedge's next pick
       }
       job.replica = target;
       loads[job.client].counter(target).acquire();

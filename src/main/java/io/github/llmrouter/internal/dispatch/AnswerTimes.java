@@ -29,9 +29,8 @@ public final class AnswerTimes {
   }
 
   private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
+  /** Samples seen in all, never halved: when to halve, and whether enough are known. */
   private final AtomicLong samples = new AtomicLong();
-  /** Samples seen in all, never halved: whether enough are known to hedge on. */
-  private final AtomicLong seen = new AtomicLong();
 
   /** A histogram with no sample yet. */
   public AnswerTimes() {}
@@ -39,7 +38,6 @@ public final class AnswerTimes {
   /** Records a call that took {@code nanos} to its first answer. */
   public void add(long nanos) {
     counts.incrementAndGet(bucket(nanos));
-    seen.incrementAndGet();
     if (samples.incrementAndGet() % HALF_LIFE == 0) {
       for (int i = 0; i < BUCKETS; i++) {
         long c = counts.get(i);
@@ -50,7 +48,7 @@ public final class AnswerTimes {
 
   /** {@return the samples seen so far} */
   public long seen() {
-    return seen.get();
+    return samples.get();
   }
 
   /**

@@ -25,6 +25,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -85,6 +86,8 @@ final class AttemptLoop<R> {
   private @Nullable Reply hedgedTo;
   /** Whether an attempt has delivered: the call's answer is decided (its result may follow). */
   private boolean decided;
+  /** The armed hedge of the attempt in flight, cancelled once that attempt ends. */
+  private @Nullable ScheduledFuture<?> hedgeTimer;
   /** The times of calls like this one, when it may be hedged; else null. */
   private final @Nullable AnswerTimes times;
   /** The headers the listeners set on the attempt being made; null when nobody listens. */
@@ -121,8 +124,9 @@ final class AttemptLoop<R> {
     dispatcher.budget.onCall();
     if (times != null) dispatcher.hedges.onCall();
     this.table = dispatcher.fleet.table();
-    if (blocking) {
-      // The caller's thread waits in join() for a step or the result, whoever provides it.
+    if (blocking && times != null) {
+      // A hedged blocking call's caller may wait in join() while the other attempt's thread
+      // ends the call; without a hedge, every step reports on the caller's own thread.
       result.whenComplete((v, t) -> wake());
     }
   }
@@ -252,11 +256,31 @@ final class AttemptLoop<R> {
   }
 
   private void armHedge(Reply first, long delayNanos) {
+    ScheduledFuture<?> timer;
     try {
-      dispatcher.scheduler.get().schedule(() -> hedge(first), delayNanos, TimeUnit.NANOSECONDS);
+      timer = dispatcher.scheduler.get().schedule(() -> hedge(first), delayNanos,
+          TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException closed) {
-      // The client is closing: the attempt goes on unhedged.
+      return; // the client is closing: the attempt goes on unhedged
     }
+    synchronized (this) {
+      if (inFlight == first && hedgedFrom == null && !decided) {
+        hedgeTimer = timer;
+        return;
+      }
+    }
+    timer.cancel(false); // the attempt ended meanwhile
+  }
+
+  /**
+   * Cancels the armed hedge, if any: its attempt ended, so the scheduler need not hold this call
+   * until the delay would have passed.
+   */
+  private void disarmHedge() {
+    ScheduledFuture<?> timer = hedgeTimer;
+    if (timer == null) return;
+    hedgeTimer = null;
+    timer.cancel(false);
   }
 
   /**
@@ -267,6 +291,7 @@ final class AttemptLoop<R> {
   private void hedge(Reply first) {
     Reply h;
     synchronized (this) {
+      hedgeTimer = null;
       if (decided || result.isDone() || inFlight != first || hedgedFrom != null) return;
       // A whole answer that has begun to arrive is moments away: nothing to gain.
       if (!keepsCounter && first.attempt.answering()) return;
@@ -295,7 +320,7 @@ final class AttemptLoop<R> {
     try {
       dispatcher.executor().execute(h::start);
     } catch (RejectedExecutionException closed) {
-      h.outcome.failed(new LlmException("client closed before a hedge could start"));
+      h.failed(new LlmException("client closed before a hedge could start"));
     }
   }
 
@@ -314,6 +339,7 @@ final class AttemptLoop<R> {
       loser = r == inFlight ? hedge : inFlight;
       inFlight = null;
       hedge = null;
+      disarmHedge();
       recordTime(r);
     }
     Attempt a = r.attempt;
@@ -335,16 +361,21 @@ final class AttemptLoop<R> {
    * closed (its attempt ends abandoned), a whole answer ends its attempt as answered.
    */
   private void late(Reply r, R value) {
-    if (value instanceof AutoCloseable stream) {
-      r.lostRace = true;
-      try {
-        stream.close();
-      } catch (Exception ignored) {
-        // Closing a stream nobody reads cannot fail in a way anyone could act on.
-      }
+    if (keepsCounter) {
+      // Closing the stream ends its attempt as abandoned.
+      closeQuietly((AutoCloseable) value);
       r.attempt.abandoned(ticker.read());
     } else {
       r.attempt.answered(value, ticker.read());
+      if (value instanceof AutoCloseable whole) closeQuietly(whole); // a raw answer nobody reads
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable answer) {
+    try {
+      answer.close();
+    } catch (Exception ignored) {
+      // Closing an answer nobody reads cannot fail in a way anyone could act on.
     }
   }
 
@@ -379,6 +410,7 @@ final class AttemptLoop<R> {
         recordFailure(a, failure, RetryDecision.RACE_GOES_ON);
         return;
       }
+      disarmHedge();
       if (hedgedTo != null && hedgedFrom != null && !decided) raced(HedgeEvent.Winner.NEITHER);
       long backoff;
       try {
@@ -431,22 +463,14 @@ final class AttemptLoop<R> {
     return a;
   }
 
-  /** One attempt's exchange as the loop runs it: where its outcome goes, and how to cancel it. */
-  private final class Reply {
+  /**
+   * One attempt's exchange as the loop runs it: the outcome it reports to the loop, and how to
+   * cancel it.
+   */
+  private final class Reply implements HttpTransport.Outcome<R> {
     final Attempt attempt;
     /** Whether this is the call's hedge. */
     final boolean hedge;
-    final HttpTransport.Outcome<R> outcome = new HttpTransport.Outcome<>() {
-      @Override
-      public void succeeded(R value) {
-        AttemptLoop.this.succeeded(Reply.this, value);
-      }
-
-      @Override
-      public void failed(LlmException failure) {
-        AttemptLoop.this.failed(Reply.this, failure);
-      }
-    };
     private Exchange.@Nullable Prepared<R> prepared;
     /** Cancelled because the other attempt of its race delivered first. */
     volatile boolean lostRace;
@@ -454,6 +478,16 @@ final class AttemptLoop<R> {
     Reply(Attempt attempt, boolean hedge) {
       this.attempt = attempt;
       this.hedge = hedge;
+    }
+
+    @Override
+    public void succeeded(R value) {
+      AttemptLoop.this.succeeded(this, value);
+    }
+
+    @Override
+    public void failed(LlmException failure) {
+      AttemptLoop.this.failed(this, failure);
     }
 
     /**
@@ -468,7 +502,7 @@ final class AttemptLoop<R> {
       } catch (LlmException e) {
         // The deadline passed before the exchange could start, or the request cannot be built:
         // neither is worth another attempt, and failed() ends the call.
-        outcome.failed(e);
+        failed(e);
         return false;
       }
       prepared = p;
@@ -482,7 +516,7 @@ final class AttemptLoop<R> {
     }
 
     void start() {
-      requireNonNull(prepared).start(outcome);
+      requireNonNull(prepared).start(this);
     }
 
     /** Cancels the exchange: it lost its race, or the call ended. */

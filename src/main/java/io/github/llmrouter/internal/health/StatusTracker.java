@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * happens to the replica: membership changes (reported as events), attempt outcomes (passive
  * outlier detection, configured by {@link OutlierDetection}), pauses asked for with {@code
  * Retry-After}, verdicts of the {@link HealthProber}, scrapes and checks refused or left
- * unanswered (the stall watchdog), and slow start after a replica joins or comes back. Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields,
- * no locks); this class's lock is taken only to change membership or to eject.
+ * unanswered (the stall watchdog), and slow start after a replica joins or comes back.
+ * Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields, no locks);
+ * this class's lock is taken only to change membership or to eject.
  */
 public final class StatusTracker {
   /**

@@ -537,8 +537,10 @@ class ScriptedExchangeTest {
     learnHedgeDelay(IMMEDIATE);
     List<HttpTransport.Outcome<String>> outcomes = new ArrayList<>();
     CompletableFuture<String> result = startAsync(script(held(outcomes), held(outcomes)));
+    assertThat(scheduler.pending()).as("the hedge armed").isEqualTo(1);
     outcomes.get(0).succeeded("answered by r0");
-    scheduler.runNext(); // the hedge's time comes: nothing to hedge
+    assertThat(scheduler.pending()).as("and withdrawn: the scheduler holds no finished call")
+        .isZero();
 
     assertThat(result).isCompletedWithValue("answered by r0");
     assertThat(sentTo).containsExactly("r0");
