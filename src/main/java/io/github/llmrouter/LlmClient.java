@@ -115,6 +115,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
         () -> heard || clientLog.routingLogged());
     StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.stallTimeout,
         b.ticker, listener);
+    statuses.probed(b.loadMonitoring.scraping() || b.healthCheck != null);
     this.fleet = new FleetState(config, statuses, scheduler);
     // Load reports read from responses go straight to the fleet's load view.
     HttpTransport transport = new HttpTransport(http, b.apiKey, b.streamIdleTimeout,

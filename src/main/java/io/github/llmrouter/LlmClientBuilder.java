@@ -203,7 +203,17 @@ public final class LlmClientBuilder {
    * <p>The bound is learnt per replica as well: it is at least four times the slowest recent
    * answer the replica gave to a scrape or a health check, so an engine that answers {@code
    * /metrics} only between batches (llama.cpp's server does) is not taken for hung while it
-   * works through a long prefill. It needs load scraping or health checks to see anything.
+   * works through a long prefill.
+   *
+   * <p>The same watchdog judges a replica by this client's streams: one on which a stream has
+   * waited for its first chunk four times longer than streams like it (the same operation, a
+   * prompt of similar size) take at the 99th percentile, and at least this timeout, while the
+   * replica delivered nothing to any other call, is taken for hung as well; this finds a server
+   * whose front still answers scrapes while its engine is wedged, and a hung replica when nothing
+   * scrapes it. Streams of a kind this client has timed fewer than 20 times, and non-streamed
+   * answers (they arrive only once every token is made), are never judged by. With neither load
+   * scraping nor health checks, nothing would see the replica answer again, so it is ejected
+   * (see {@link #outlierDetection}) instead of being out until it answers.
    *
    * @param stallTimeout the stall timeout; not null
    * @return this builder

@@ -216,4 +216,115 @@ class HungReplicaTest {
           assertThat(a.failure()).hasMessageContaining("timed out"));
     }
   }
+
+  /** Reads a stream to its end; {@return which replica sent it} */
+  private static String streamed(LlmClient client, ChatRequest request) {
+    String id = null;
+    int chunks = 0;
+    try (ResponseStream<ChatChunk> stream = client.chatStream(request)) {
+      for (ChatChunk c : stream) {
+        if (id == null) id = c.id();
+        if (++chunks > 1_000) break;
+      }
+    }
+    // The emulator's ids are chatcmpl-<replica>-<sequence>.
+    String rest = String.valueOf(id).substring("chatcmpl-".length());
+    return rest.substring(0, rest.lastIndexOf('-'));
+  }
+
+  /** Streams calls until the client has timed enough of them to judge a replica by. */
+  private static void learn(LlmClient client) {
+    for (int i = 0; i < 24; i++) streamed(client, chat(1_000 + i));
+  }
+
+  @Test
+  void aStreamWaitingOnAReplicaWhoseFrontAnswersWhileItsEngineIsWedgedFailsOver()
+      throws Exception {
+    EmulatedReplica victim = start(EmulatedReplica.builder().id("victim").instant());
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other").instant());
+    try (LlmClient client = client(fleet(victim, other)).build()) {
+      learn(client);
+      victim.faults().stallNext(1_000); // headers, then nothing; /metrics answers throughout
+
+      List<String> answeredBy = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        int n = i;
+        answeredBy.add(CompletableFuture.supplyAsync(() -> streamed(client, chat(n)), caller)
+            .get(20, TimeUnit.SECONDS)); // far below the 60 s first-byte timeout
+      }
+      assertThat(answeredBy).containsOnly("other");
+      assertThat(events.failedCalls).isEmpty();
+      assertThat(events.failedAttempts).isNotEmpty().allSatisfy(a -> {
+        assertThat(a.replicaId()).isEqualTo("victim");
+        assertThat(a.failure()).isInstanceOf(ReplicaUnreachableException.class)
+            .hasMessageContaining("stopped answering before this attempt got any answer");
+        assertThat(a.willRetry()).isTrue();
+      });
+      assertThat(events.health).first().satisfies(e -> {
+        assertThat(e.replicaId()).isEqualTo("victim");
+        assertThat(e.healthy()).isFalse();
+        assertThat(e.reason()).startsWith("stopped answering: a call waited ")
+            .contains("for its first chunk and nothing was delivered for ");
+      });
+    }
+  }
+
+  @Test
+  void aReplicaThatHangsAgainAfterItsFrontBringsItBackIsEjected() throws Exception {
+    EmulatedReplica victim = start(EmulatedReplica.builder().id("victim").instant());
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other").instant());
+    try (LlmClient client = client(fleet(victim, other)).build()) {
+      learn(client);
+      victim.faults().stallNext(1_000);
+      EventRecorder.await("the victim ejected", Duration.ofSeconds(30), () -> {
+        assertThat(streamed(client, chat(0))).isEqualTo("other");
+        client.scrapeLoadNow(); // its front answers: it is back, and hangs again
+        return events.ejections.stream().anyMatch(e -> e.ejected()
+            && e.replicaId().equals("victim"));
+      });
+      assertThat(events.ejections).last().satisfies(e ->
+          assertThat(e.reason()).contains("stopped answering again"));
+      assertThat(events.failedCalls).isEmpty();
+    }
+  }
+
+  @Test
+  void aLongPromptOfAKindNotYetTimedIsNotTakenForAHang() throws Exception {
+    EmulatedReplica slow = start(EmulatedReplica.builder().id("slow").instant());
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other").instant());
+    try (LlmClient client = client(fleet(slow, other)).build()) {
+      learn(client); // short prompts only
+      slow.faults().delayNext(1, STALL.multipliedBy(3));
+      ChatRequest longPrompt = ChatRequest.builder("m")
+          .message(ChatMessage.user("a long document ".repeat(2_000))).maxTokens(4).build();
+      // Round robin: the next call goes to the slow replica.
+      assertThat(streamed(client, longPrompt)).isEqualTo("slow");
+      assertThat(events.failedAttempts).isEmpty();
+      assertThat(events.health).isEmpty();
+    }
+  }
+
+  @Test
+  void withNothingScrapingOrCheckingAWedgedReplicaIsFoundByItsWaitingStreamsAndEjected()
+      throws Exception {
+    EmulatedReplica victim = start(EmulatedReplica.builder().id("victim").instant());
+    EmulatedReplica other = start(EmulatedReplica.builder().id("other").instant());
+    try (LlmClient client = client(fleet(victim, other))
+        .loadMonitoring(LoadMonitoring.disabled()).build()) {
+      learn(client);
+      victim.faults().stallNext(1_000);
+      for (int i = 0; i < 4; i++) {
+        int n = i;
+        assertThat(CompletableFuture.supplyAsync(() -> streamed(client, chat(n)), caller)
+            .get(20, TimeUnit.SECONDS)).isEqualTo("other");
+      }
+      assertThat(events.failedAttempts).singleElement().satisfies(a ->
+          assertThat(a.replicaId()).isEqualTo("victim"));
+      assertThat(events.ejections).singleElement().satisfies(e -> {
+        assertThat(e.replicaId()).isEqualTo("victim");
+        assertThat(e.reason()).contains("stopped answering: a call waited ");
+      });
+      assertThat(events.health).isEmpty();
+    }
+  }
 }

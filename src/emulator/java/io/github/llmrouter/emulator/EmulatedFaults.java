@@ -111,6 +111,16 @@ public final class EmulatedFaults {
   }
 
   /**
+   * The next {@code count} requests are read and then stall until the replica is closed, as they
+   * do on a server whose HTTP front still works while its engine is wedged: a streaming request
+   * gets its status line and headers at once (as vLLM sends them before any token) and then
+   * nothing; a whole answer gets nothing. Load scrapes and health checks are answered meanwhile.
+   */
+  public EmulatedFaults stallNext(int count) {
+    return add(script, count, new Fault(Kind.STALL, 0, null, Duration.ZERO, 0));
+  }
+
+  /**
    * The next {@code count} streaming requests send {@code chunks} {@code data:} events and then
    * the connection is closed abruptly: no {@code [DONE]} and no terminating HTTP chunk, so the
    * client sees an {@link java.io.IOException} after the events it received. If the stream has
@@ -260,7 +270,7 @@ public final class EmulatedFaults {
     return this;
   }
 
-  enum Kind { FAIL, RESET, DELAY, HANG, BREAK_STREAM }
+  enum Kind { FAIL, RESET, DELAY, HANG, STALL, BREAK_STREAM }
 
   /** One scripted misbehaviour; the fields a kind does not use are zero or null. */
   record Fault(Kind kind, int status, @Nullable String retryAfter, Duration delay, int chunks) {}

@@ -121,6 +121,7 @@ final class EmulatedHandler implements HttpHandler {
         case DELAY -> engine.pause(fault.delay().toNanos());
         case RESET -> throw new Abort();
         case HANG -> engine.awaitClose();
+        case STALL -> stall(ex, body);
         case FAIL -> {
           sendError(ex, fault.status(), "emulated failure " + fault.status(), fault.retryAfter());
           return;
@@ -148,6 +149,22 @@ final class EmulatedHandler implements HttpHandler {
     } catch (BadRequest e) {
       sendError(ex, 400, String.valueOf(e.getMessage()), null);
     }
+  }
+
+  /** A wedged engine: a stream's headers, then nothing until the replica closes. */
+  private void stall(HttpExchange ex, byte[] body) throws IOException {
+    JsonNode request;
+    try {
+      request = JSON.readTree(body);
+    } catch (JacksonException e) {
+      request = null;
+    }
+    if (request != null && request.path("stream").asBoolean(false)) {
+      ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+      ex.sendResponseHeaders(200, 0);
+      ex.getResponseBody().flush();
+    }
+    engine.awaitClose();
   }
 
   private void generate(HttpExchange ex, JsonNode request, String model, Api api)

@@ -1,12 +1,13 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.dispatch.HedgePolicy;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * How long one kind of call (an operation, streamed or not) takes to its first answer, as this
  * client has seen it: a decaying histogram of the times, from which a high percentile gives the
- * delay before a hedge. Thread-safe and lock-free: a sample is two atomic increments; every
+ * delay before a hedge, and a stream's patience before the stall watchdog judges its replica. Thread-safe and lock-free: a sample is two atomic increments; every
  * {@value #HALF_LIFE} samples the counts are halved, so the percentile follows the fleet as it
  * changes (a halving that races with a sample may lose that sample, which costs nothing).
  *
@@ -49,6 +50,14 @@ public final class AnswerTimes {
   /** {@return the samples seen so far} */
   public long seen() {
     return samples.get();
+  }
+
+  /**
+   * {@return whether enough samples were seen for a percentile to mean something: {@value
+   * HedgePolicy#MIN_SAMPLES}}
+   */
+  public boolean known() {
+    return samples.get() >= HedgePolicy.MIN_SAMPLES;
   }
 
   /**

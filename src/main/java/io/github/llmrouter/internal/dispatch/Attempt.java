@@ -44,6 +44,9 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
         @Nullable LlmException failure, long now);
   }
 
+  /** The percentile of the times of calls like this one that the stall watchdog judges by. */
+  static final double USUAL_WAIT_PERCENTILE = 0.99;
+
   /** The attempt's number in its call, 1 for the first. */
   final int number;
   final int index;
@@ -64,6 +67,15 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   /** Cancels the exchange, once it is prepared. */
   private volatile @Nullable Runnable cancel;
   private volatile boolean answering;
+  /** Whether a stream's first chunk has been read: its caller may have seen it. */
+  private volatile boolean delivered;
+  /**
+   * The times of calls like this one, when the stall watchdog judges its replica by its wait for
+   * a first chunk (a stream); else null.
+   */
+  private @Nullable AnswerTimes waitTimes;
+  /** What calls like this one normally wait, once known; {@link #UNKNOWN} before. */
+  private volatile long usualWait = UNKNOWN;
   /** What happened to the replica if the attempt was abandoned for it, else null. */
   private volatile @Nullable String lost;
 
@@ -114,6 +126,31 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   }
 
   @Override
+  public boolean delivered() {
+    return delivered;
+  }
+
+  /**
+   * Lets the stall watchdog judge the attempt's replica by how long this attempt waits for its
+   * first chunk, against {@code times}, the times of calls like it. Set before the attempt is
+   * sent.
+   */
+  void judgedBy(AnswerTimes times) {
+    waitTimes = times;
+  }
+
+  @Override
+  public long usualWaitNanos() {
+    AnswerTimes times = waitTimes;
+    if (times == null) return NOT_JUDGED;
+    long usual = usualWait;
+    if (usual == UNKNOWN && times.known()) {
+      usualWait = usual = times.percentileNanos(USUAL_WAIT_PERCENTILE);
+    }
+    return usual;
+  }
+
+  @Override
   public void replicaLost(String why) {
     lost = why;
     Runnable c = cancel;
@@ -133,8 +170,8 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     return over.get() ? 0 : now - startNanos;
   }
 
-  /** {@return when the attempt started} */
-  long startNanos() {
+  @Override
+  public long startNanos() {
     return startNanos;
   }
 
@@ -143,7 +180,19 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
     return firstChunkAt;
   }
 
-  /** A stream's first chunk arrived at {@code now}: the attempt goes on until the stream ends. */
+  /**
+   * The replica delivered at {@code now}: a stream's first chunk was read (its caller may see it
+   * from now on), or a whole answer arrived. Tells the replica's status it is making progress.
+   */
+  void delivering(long now) {
+    delivered = true;
+    eligibility.status(index).delivered(now);
+  }
+
+  /**
+   * A stream's first chunk, read at {@code now}, went to the caller: the attempt goes on until
+   * the stream ends.
+   */
   void firstChunk(long now) {
     firstChunkAt = now;
     Feedback.firstToken(routed, now);
@@ -153,6 +202,7 @@ final class Attempt implements StreamEnd, ReplicaStatus.InFlight, AnswerWatch {
   void answered(@Nullable Object value, long now) {
     if (!claimEnd()) return;
     counter.release();
+    eligibility.status(index).delivered(now);
     Feedback.answered(routed, value, now);
     eligibility.record(index, pick.permitted(), now, now - startNanos, null);
     ended.ended(this, Outcome.ANSWERED, value, null, now);

@@ -88,8 +88,10 @@ final class AttemptLoop<R> {
   private boolean decided;
   /** The armed hedge of the attempt in flight, cancelled once that attempt ends. */
   private @Nullable ScheduledFuture<?> hedgeTimer;
-  /** The times of calls like this one, when it may be hedged; else null. */
+  /** The times of calls like this one, when they are kept (see {@link CallTiming}); else null. */
   private final @Nullable AnswerTimes times;
+  /** Whether the call may be hedged. */
+  private final boolean hedged;
   /** The headers the listeners set on the attempt being made; null when nobody listens. */
   private @Nullable AddedHeaders headers;
 
@@ -98,14 +100,14 @@ final class AttemptLoop<R> {
   private long pendingNanos;
 
   /**
-   * @param times the times of calls like this one, from which its hedge is timed; null for no
-   *     hedge
+   * @param timing how the call is timed: its hedge, and its wait for a first chunk; null for
+   *     neither
    * @param blocking whether {@code exchange} reports before it returns: the call runs on its
    *     caller's thread ({@link #join})
    * @param result completed with the call's answer or final failure
    */
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      @Nullable AnswerTimes times, Exchange<R> exchange, boolean blocking,
+      @Nullable CallTiming timing, Exchange<R> exchange, boolean blocking,
       CompletableFuture<R> result) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
@@ -120,11 +122,12 @@ final class AttemptLoop<R> {
     this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
     this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
-    this.times = times;
+    this.times = timing == null ? null : timing.times();
+    this.hedged = timing != null && timing.hedged();
     dispatcher.budget.onCall();
-    if (times != null) dispatcher.hedges.onCall();
+    if (hedged) dispatcher.hedges.onCall();
     this.table = dispatcher.fleet.table();
-    if (blocking && times != null) {
+    if (blocking && hedged) {
       // A hedged blocking call's caller may wait in join() while the other attempt's thread
       // ends the call; without a hedge, every step reports on the caller's own thread.
       result.whenComplete((v, t) -> wake());
@@ -133,8 +136,8 @@ final class AttemptLoop<R> {
 
   /** Runs a blocking call on this thread: {@code exchange} runs each attempt here. */
   static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      @Nullable AnswerTimes times, Exchange<R> exchange) {
-    return new AttemptLoop<R>(dispatcher, endpoint, request, times, exchange, true,
+      @Nullable CallTiming timing, Exchange<R> exchange) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, timing, exchange, true,
         new CompletableFuture<>()).join();
   }
 
@@ -250,7 +253,7 @@ final class AttemptLoop<R> {
   /** The delay after which the attempt now in flight is hedged, or -1 for none. */
   private long hedgeDelayNanos() {
     AnswerTimes t = times;
-    if (t == null || hedgedFrom != null || t.seen() < HedgePolicy.MIN_SAMPLES) return -1;
+    if (t == null || !hedged || hedgedFrom != null || !t.known()) return -1;
     HedgePolicy policy = dispatcher.config.hedge();
     return Math.max(policy.minDelay().toNanos(), t.percentileNanos(policy.percentile()));
   }
@@ -329,6 +332,8 @@ final class AttemptLoop<R> {
    * delivered first (then this one is let go) or the caller cancelled.
    */
   private void succeeded(Reply r, R value) {
+    // First of all: from now on the stall watchdog leaves a stream alone, its caller may see it.
+    if (keepsCounter) r.attempt.delivering(ticker.read());
     Reply loser;
     synchronized (this) {
       if (decided || result.isDone()) {
@@ -575,6 +580,12 @@ final class AttemptLoop<R> {
     int index = pick.index();
     Attempt a = new Attempt(++attempt, pick, table.replicas.get(index),
         table.load.counter(index), table.eligibility, ticker, now, this::ended);
+    AnswerTimes t = times;
+    if (keepsCounter && t != null && dispatcher.fleet.watchesStalls()) {
+      // A stream's wait for its first chunk tells whether its replica still answers.
+      a.judgedBy(t);
+      if (t.known()) dispatcher.fleet.watchAttempts();
+    }
     current = a;
     if (listener != RoutingListener.NONE) {
       RoutedEvent routed = requireNonNull(walk).routedEvent(callId, endpoint.operation(), attempt,

@@ -12,7 +12,10 @@ import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +31,9 @@ public final class FleetState implements LoadReportSink {
   private final FleetReadiness readiness;
   private final @Nullable AdmissionGate admission;
   private final StatusTracker statuses;
+  private final Supplier<ScheduledExecutorService> scheduler;
+  /** Whether the stall watchdog's sweep over attempts in flight runs (it starts on first need). */
+  private final AtomicBoolean sweeping = new AtomicBoolean();
   private volatile RoutingTable table;
 
   /**
@@ -35,12 +41,14 @@ public final class FleetState implements LoadReportSink {
    *
    * @param config the client's dispatch configuration
    * @param statuses the replicas' health, ejections, pauses and slow start
-   * @param scheduler where admission waits time out; asked for lazily
+   * @param scheduler where admission waits time out and the stall watchdog looks at attempts in
+   *     flight; asked for lazily
    */
   public FleetState(DispatcherConfig config, StatusTracker statuses,
       Supplier<ScheduledExecutorService> scheduler) {
     this.policy = config.policy();
     this.statuses = statuses;
+    this.scheduler = scheduler;
     ReplicaSet none = ReplicaSet.empty();
     ReplicaBreakers breakers =
         new ReplicaBreakers(config.circuitBreaker(), config.ticker(), config.listener());
@@ -106,6 +114,28 @@ public final class FleetState implements LoadReportSink {
   public boolean awaitsReach(Replica replica) {
     ReplicaStatus status = statuses.get(replica.id());
     return status != null && status.awaitsReach();
+  }
+
+  /** {@return whether the stall watchdog is on} */
+  boolean watchesStalls() {
+    return statuses.sweepIntervalNanos() > 0;
+  }
+
+  /**
+   * Starts the stall watchdog's periodic look at the attempts in flight ({@link
+   * StatusTracker#sweep}), if it has not started: when the first attempt it can judge is sent, so
+   * that a client whose calls it never judges starts no timer. A volatile read once started.
+   */
+  void watchAttempts() {
+    if (sweeping.get() || !sweeping.compareAndSet(false, true)) return;
+    long interval = statuses.sweepIntervalNanos();
+    if (interval == 0) return;
+    try {
+      scheduler.get().scheduleWithFixedDelay(statuses::sweep, interval, interval,
+          TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      // The client is closing: nothing left to watch.
+    }
   }
 
   /** {@return the current membership snapshot} */

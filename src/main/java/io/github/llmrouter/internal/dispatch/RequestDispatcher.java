@@ -51,10 +51,9 @@ public final class RequestDispatcher {
   private final AtomicBoolean panic = new AtomicBoolean();
   /**
    * Per kind of call (operation, streamed or not) and size class of its request, its times to an
-   * answer; only if hedging.
+   * answer: timings unhedged and hedged, at {@code 2 * sizeClass} and {@code 2 * sizeClass + 1}.
    */
-  private final ConcurrentHashMap<Endpoint<?>, AnswerTimes[]> answerTimes =
-      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Endpoint<?>, CallTiming[]> timings = new ConcurrentHashMap<>();
   /**
    * The last call number given out, across the clients of the JVM, so that one listener shared
    * by several clients can key its state by call; events carry it when someone listens.
@@ -81,18 +80,24 @@ public final class RequestDispatcher {
   }
 
   /**
-   * The times to an answer of calls like this one (its operation, and its request's size class),
-   * from which its hedge is timed; null when it is not to be hedged: hedging is off, or the
-   * caller or the operation does not allow it. Costs a map lookup per call when hedging is on.
+   * How a call is timed, from the times of calls like it (its operation, and its request's size
+   * class); null when it is neither hedged (hedging is off, or the caller or the operation does not
+   * allow it) nor watched by the stall watchdog (a stream, while the watchdog is on). Costs a map
+   * lookup per call, allocates nothing.
    */
-  @Nullable AnswerTimes answerTimes(Endpoint<?> endpoint, RawRequest raw) {
-    if (!config.hedge().enabled() || !raw.hedgeable() || !endpoint.hedgeable()) return null;
-    AnswerTimes[] bySize = answerTimes.computeIfAbsent(endpoint, e -> {
-      AnswerTimes[] times = new AnswerTimes[AnswerTimes.SIZE_CLASSES];
-      for (int i = 0; i < times.length; i++) times[i] = new AnswerTimes();
-      return times;
+  @Nullable CallTiming timing(Endpoint<?> endpoint, RawRequest raw) {
+    boolean hedged = config.hedge().enabled() && raw.hedgeable() && endpoint.hedgeable();
+    if (!hedged && !(endpoint.streaming() && fleet.watchesStalls())) return null;
+    CallTiming[] bySize = timings.computeIfAbsent(endpoint, e -> {
+      CallTiming[] kinds = new CallTiming[2 * AnswerTimes.SIZE_CLASSES];
+      for (int i = 0; i < AnswerTimes.SIZE_CLASSES; i++) {
+        AnswerTimes times = new AnswerTimes();
+        kinds[2 * i] = new CallTiming(times, false);
+        kinds[2 * i + 1] = new CallTiming(times, true);
+      }
+      return kinds;
     });
-    return bySize[AnswerTimes.sizeClass(raw.body().length)];
+    return bySize[2 * AnswerTimes.sizeClass(raw.body().length) + (hedged ? 1 : 0)];
   }
 
   /** {@return where a blocking call's hedge runs: the transport's OkHttp threads} */
@@ -117,7 +122,7 @@ public final class RequestDispatcher {
    */
   public <T> T call(Endpoint<T> endpoint, RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
+    return AttemptLoop.run(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.execute(attempt.replica, call, endpoint)));
   }
@@ -136,7 +141,7 @@ public final class RequestDispatcher {
       RawRequest raw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     AdmissionGate gate = fleet.admission();
-    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, answerTimes(endpoint, raw),
+    Runnable start = () -> new AttemptLoop<T>(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.of(transport, endpoint, raw, (attempt, call, outcome) ->
             transport.enqueue(attempt.replica, call, endpoint, attempt, outcome)),
         false, result).start();
@@ -166,7 +171,7 @@ public final class RequestDispatcher {
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
       RoutingRequest request, RawRequest raw) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
+    return AttemptLoop.run(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)));
   }
@@ -186,7 +191,7 @@ public final class RequestDispatcher {
       RawRequest raw) {
     if (!endpoint.streaming()) return call(endpoint, request, raw);
     admit();
-    return AttemptLoop.run(this, endpoint, request, answerTimes(endpoint, raw),
+    return AttemptLoop.run(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
         (attempt, call) -> transport.openRaw(attempt.replica, call, endpoint, attempt)));
   }

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ReplicaStatus {
   static final long NEVER = Long.MIN_VALUE;
+  /** {@link #lastDelivered} moves only by more than this: a millisecond. */
+  private static final long DELIVERY_RESOLUTION_NANOS = 1_000_000;
 
   private final String id;
   private final StatusTracker tracker;
@@ -37,6 +39,12 @@ public final class ReplicaStatus {
    * replica "normally" takes at worst, from which its stall bound is learnt.
    */
   volatile long slowAnswerNanos;
+  /**
+   * Ticker time when one of this client's attempts on the replica last got its answer (a whole
+   * answer, or a stream's first chunk), or of joining; to within a millisecond (it is written
+   * only when it moves by more, so that the request path keeps its cache line shared).
+   */
+  volatile long lastDelivered;
   /** The last fault recorded was a failure to reach the replica at all. */
   volatile boolean unreachableFault;
   /** When a scrape or health check last found the replica back after refusing, or NEVER. */
@@ -51,6 +59,7 @@ public final class ReplicaStatus {
     this.id = id;
     this.tracker = tracker;
     this.lastAnswered = now;
+    this.lastDelivered = now;
   }
 
   /** Why a replica is out until it is heard from again. */
@@ -79,11 +88,36 @@ public final class ReplicaStatus {
 
   /**
    * An attempt in flight on the replica, as the replica's status sees it: whether its answer has
-   * begun, and how to abandon it.
+   * begun, whether it has delivered anything, how long calls like it normally wait, and how to
+   * abandon it.
    */
   public interface InFlight {
+    /** Returned by {@link #usualWaitNanos} for an attempt the stall watchdog does not judge by. */
+    long NOT_JUDGED = -1;
+    /** Returned by {@link #usualWaitNanos} when calls like it have not been timed often enough. */
+    long UNKNOWN = -2;
+
     /** {@return whether any of the answer (its status line and headers) has arrived} */
     boolean answering();
+
+    /**
+     * {@return whether the attempt has delivered something its caller could see: a stream's first
+     * chunk (a stream's headers alone do not count: some servers send them before any token)}
+     */
+    boolean delivered();
+
+    /** {@return the ticker time when the attempt was sent} */
+    long startNanos();
+
+    /**
+     * How long calls like this one (the same operation, streamed, with a prompt of similar size)
+     * normally wait for their first chunk: a high percentile of what this client has seen.
+     *
+     * @return nanoseconds; {@link #NOT_JUDGED} for an attempt whose wait says nothing about its
+     *     replica (a whole answer, which arrives only once every token is made); {@link #UNKNOWN}
+     *     while too few calls like it were timed
+     */
+    long usualWaitNanos();
 
     /**
      * The replica stopped accepting connections, or stopped answering, before this attempt got
@@ -98,6 +132,14 @@ public final class ReplicaStatus {
   /** Tracks {@code attempt} while it is in flight on the replica. */
   public void track(InFlight attempt) {
     inFlight.add(attempt);
+  }
+
+  /**
+   * One of this client's attempts on the replica got its answer at ticker time {@code now}: the
+   * replica is making progress.
+   */
+  public void delivered(long now) {
+    if (now - lastDelivered > DELIVERY_RESOLUTION_NANOS) lastDelivered = now;
   }
 
   /** Stops tracking {@code attempt}: it has ended. */

@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * happens to the replica: membership changes (reported as events), attempt outcomes (passive
  * outlier detection, configured by {@link OutlierDetection}), pauses asked for with {@code
  * Retry-After}, verdicts of the {@link HealthProber}, scrapes and checks refused or left
- * unanswered (the stall watchdog), and slow start after a replica joins or comes back.
+ * unanswered and streams left without a first chunk (the stall watchdog), and slow start after a
+ * replica joins or comes back.
  * Thread-safe: the request path reads {@code ReplicaStatus} objects (volatile fields, no locks);
  * this class's lock is taken only to change membership or to eject.
  */
@@ -34,6 +35,8 @@ public final class StatusTracker {
   public static final double SLOW_START_MIN_SHARE = 0.1;
   /** A replica's stall bound is at least this many times its slowest recent answer. */
   static final int STALL_MULTIPLE = 4;
+  private static final long SWEEP_MIN_NANOS = 10_000_000;
+  private static final long SWEEP_MAX_NANOS = 250_000_000;
   /** Each answer takes 1/64 off the slowest recent answer (halved in about 44 answers). */
   private static final int SLOW_ANSWER_DECAY_SHIFT = 6;
 
@@ -45,6 +48,8 @@ public final class StatusTracker {
   private final ConcurrentHashMap<String, ReplicaStatus> byId = new ConcurrentHashMap<>();
   private ReplicaSet current = ReplicaSet.empty(); // guarded by this
   private volatile Consumer<String> reachedAgain = id -> { };
+  /** Whether load scrapes or health checks reach the replicas, and so can bring one back. */
+  private volatile boolean probed = true;
 
   /**
    * A tracker of an empty fleet.
@@ -232,6 +237,15 @@ public final class StatusTracker {
   }
 
   private void gone(ReplicaStatus h, ReplicaStatus.Gone kind, String why) {
+    if (!probed) {
+      // Nothing scrapes or checks the replica, so nothing would see it answer again: it is
+      // ejected for the outlier ejection time (growing if it does it again), not left out.
+      if (outliers.enabled() && !h.isEjected(ticker.read())) {
+        eject(h, 1, kind.state + ": " + why);
+      }
+      failOver(h, kind);
+      return;
+    }
     h.unreachableFault = true;
     if (h.gone == null) {
       h.gone = kind;
@@ -245,10 +259,75 @@ public final class StatusTracker {
             + " ms after coming back: " + why);
       }
     }
-    ReplicaStatus.Gone out = h.gone;
-    String lost = (out == null ? kind : out).lost;
+    failOver(h, h.gone == null ? kind : h.gone);
+  }
+
+  /** Fails over the attempts on {@code h} that the replica, gone as {@code out}, will not answer. */
+  private static void failOver(ReplicaStatus h, ReplicaStatus.Gone out) {
     for (ReplicaStatus.InFlight attempt : h.inFlight) {
-      if (!attempt.answering() && h.inFlight.remove(attempt)) attempt.replicaLost(lost);
+      // A replica that refuses new connections may still finish the answers it has begun; one
+      // that stopped answering will send nothing more, so only what reached a caller stays.
+      boolean keep = out == ReplicaStatus.Gone.REFUSES_CONNECTIONS ? attempt.answering()
+          : attempt.delivered();
+      if (!keep && h.inFlight.remove(attempt)) attempt.replicaLost(out.lost);
+    }
+  }
+
+  /**
+   * How often {@link #sweep} should run: a quarter of the stall timeout, between 10 and 250 ms.
+   *
+   * @return nanoseconds, 0 if the stall watchdog is off
+   */
+  public long sweepIntervalNanos() {
+    if (stallNanos == 0) return 0;
+    return Math.min(SWEEP_MAX_NANOS, Math.max(SWEEP_MIN_NANOS, stallNanos / 4));
+  }
+
+  /**
+   * The stall watchdog's look at the attempts in flight: a replica on which one of this client's
+   * attempts has waited for its first chunk longer than its patience, and which has delivered
+   * nothing to any of this client's attempts for as long, is taken out as one whose scrapes went
+   * unanswered is ({@link #timedOut}). This finds a server whose front still answers its scrapes
+   * and health checks while its engine is wedged, and a hung replica when nothing scrapes it.
+   *
+   * <p>An attempt's patience is {@value #STALL_MULTIPLE} times what calls like it normally wait
+   * ({@link ReplicaStatus.InFlight#usualWaitNanos}), and at least the stall timeout. A replica is
+   * judged by the longest patience among its waiting attempts, so a long prompt's prefill, with
+   * short ones queued behind it, is not taken for a hang; while any of them is of a kind not yet
+   * timed often enough, the replica is not judged at all. Whole answers are never judged by (they
+   * arrive only once every token is made) but fail over with the rest once their replica is
+   * judged. Does nothing while the stall watchdog is off. Runs off the request path: reads each
+   * replica's attempts in flight.
+   */
+  public void sweep() {
+    if (stallNanos == 0) return;
+    long now = ticker.read();
+    for (ReplicaStatus h : byId.values()) {
+      if (h.gone != null || h.inFlight.isEmpty() || h.isEjected(now)) continue;
+      long patience = 0;
+      long oldest = now;
+      for (ReplicaStatus.InFlight attempt : h.inFlight) {
+        if (attempt.delivered()) continue;
+        long usual = attempt.usualWaitNanos();
+        if (usual == ReplicaStatus.InFlight.NOT_JUDGED) continue;
+        if (usual == ReplicaStatus.InFlight.UNKNOWN) {
+          patience = Long.MAX_VALUE;
+          break;
+        }
+        patience = Math.max(patience, usual > stallNanos / STALL_MULTIPLE
+            ? usual * STALL_MULTIPLE : stallNanos);
+        long start = attempt.startNanos();
+        if (start - oldest < 0) oldest = start;
+      }
+      if (patience == 0 || patience == Long.MAX_VALUE) continue;
+      long waited = now - oldest;
+      long quiet = now - h.lastDelivered;
+      if (waited >= patience && quiet >= patience) {
+        gone(h, ReplicaStatus.Gone.STOPPED_ANSWERING, "a call waited "
+            + Duration.ofNanos(waited).toMillis() + " ms for its first chunk and nothing was "
+            + "delivered for " + Duration.ofNanos(quiet).toMillis() + " ms (patience "
+            + Duration.ofNanos(patience).toMillis() + " ms)");
+      }
     }
   }
 
@@ -294,6 +373,18 @@ public final class StatusTracker {
    */
   public void onReachedAgain(Consumer<String> action) {
     this.reachedAgain = requireNonNull(action, "action");
+  }
+
+  /**
+   * Tells the tracker whether load scrapes or health checks reach the replicas (true until told
+   * otherwise). Without them nothing would see a replica that refused connections or stopped
+   * answering answer again, so such a replica is ejected for the outlier ejection time instead
+   * of being out until it answers; with outlier detection off too, only its attempts fail over.
+   *
+   * @param probed whether anything but calls reaches the replicas
+   */
+  public void probed(boolean probed) {
+    this.probed = probed;
   }
 
   /** Active health checking decided the replica with {@code id} is (un)healthy. */

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import okhttp3.OkHttpClient;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -372,9 +373,9 @@ class ScriptedExchangeTest {
     learnHedgeDelay(IMMEDIATE);
     RawRequest notHedgeable = RawRequest.post("/v1/chat/completions", SMALL_BODY)
         .hedgeable(false).build();
-    assertThat(dispatcher.answerTimes(Endpoint.CHAT, notHedgeable)).isNull();
+    assertThat(dispatcher.timing(Endpoint.CHAT, notHedgeable)).isNull();
     new AttemptLoop<String>(dispatcher, Endpoint.CHAT, routing(),
-        dispatcher.answerTimes(Endpoint.CHAT, notHedgeable),
+        dispatcher.timing(Endpoint.CHAT, notHedgeable),
         script(r -> outcome -> { }), false, new CompletableFuture<>()).start();
     assertThat(scheduler.pending()).isZero();
     assertThat(sentTo).containsExactly("r0");
@@ -686,8 +687,8 @@ class ScriptedExchangeTest {
   }
 
   /** The times a small request to {@code endpoint} is hedged by, null while hedging is off. */
-  private AnswerTimes times(Endpoint<?> endpoint) {
-    return dispatcher.answerTimes(endpoint,
+  private @Nullable CallTiming times(Endpoint<?> endpoint) {
+    return dispatcher.timing(endpoint,
         RawRequest.post("/v1/chat/completions", SMALL_BODY).build());
   }
 

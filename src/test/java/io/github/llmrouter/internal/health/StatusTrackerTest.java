@@ -200,16 +200,47 @@ class StatusTrackerTest {
   /** An attempt in flight, as a test sees it: what each replicaLost call said. */
   private static final class Flight implements ReplicaStatus.InFlight {
     final boolean answering;
+    final boolean delivered;
+    final long start;
+    final long usual;
     final List<String> why = new ArrayList<>();
     int lost;
 
+    /** An attempt the watchdog does not judge by: waiting, or with its answer under way. */
     Flight(boolean answering) {
+      this(answering, answering, 0, NOT_JUDGED);
+    }
+
+    Flight(boolean answering, boolean delivered, long start, long usual) {
       this.answering = answering;
+      this.delivered = delivered;
+      this.start = start;
+      this.usual = usual;
+    }
+
+    /** A stream sent at {@code start}, without a first chunk, of a kind that usually waits so. */
+    static Flight stream(long start, Duration usual) {
+      return new Flight(false, false, start, usual.toNanos());
     }
 
     @Override
     public boolean answering() {
       return answering;
+    }
+
+    @Override
+    public boolean delivered() {
+      return delivered;
+    }
+
+    @Override
+    public long startNanos() {
+      return start;
+    }
+
+    @Override
+    public long usualWaitNanos() {
+      return usual;
     }
 
     @Override
@@ -426,5 +457,163 @@ class StatusTrackerTest {
     t.refused("r1", "connection refused");
     assertThat(events.health).singleElement();
     assertThat(waiting.why).containsExactly("stopped answering");
+  }
+
+  @Test
+  void aStreamWaitingPastItsPatienceOnAReplicaThatDeliversNothingTakesItOut() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r1 = fleetOf(t, 4)[1];
+    // Calls like it take 1 s at p99: patience 4 s, more than the 3 s stall timeout.
+    Flight stream = Flight.stream(ticker.read(), Duration.ofSeconds(1));
+    Flight headersOnly = new Flight(true, false, ticker.read(), ReplicaStatus.InFlight.NOT_JUDGED);
+    Flight whole = new Flight(false);
+    Flight streaming = new Flight(true, true, ticker.read(), Duration.ofSeconds(1).toNanos());
+    for (Flight f : List.of(stream, headersOnly, whole, streaming)) r1.track(f);
+    t.reached("r1", 1_000_000); // its front answers scrapes throughout
+
+    ticker.advance(Duration.ofSeconds(4).minusNanos(1));
+    t.sweep();
+    assertThat(r1.isGone()).as("just under its patience").isFalse();
+
+    ticker.advance(Duration.ofNanos(1));
+    t.reached("r1", 1_000_000);
+    t.sweep();
+    t.sweep(); // already out: no second event
+    assertThat(r1.isGone()).isTrue();
+    assertThat(stream.why).containsExactly("stopped answering");
+    assertThat(headersOnly.why).as("headers alone reached nobody").containsExactly(
+        "stopped answering");
+    assertThat(whole.why).containsExactly("stopped answering");
+    assertThat(streaming.why).as("a stream its caller reads is left alone").isEmpty();
+    assertThat(events.health).singleElement().satisfies(e -> {
+      assertThat(e.replicaId()).isEqualTo("r1");
+      assertThat(e.healthy()).isFalse();
+      assertThat(e.reason()).isEqualTo("stopped answering: a call waited 4000 ms for its first "
+          + "chunk and nothing was delivered for 4000 ms (patience 4000 ms)");
+    });
+  }
+
+  @Test
+  void anAttemptsPatienceIsAtLeastTheStallTimeout() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(Flight.stream(ticker.read(), Duration.ofMillis(20)));
+    ticker.advance(Duration.ofMillis(2999));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+    ticker.advance(Duration.ofMillis(1));
+    t.sweep();
+    assertThat(r0.isGone()).isTrue();
+  }
+
+  @Test
+  void aReplicaThatDeliveredToAnotherAttemptMeanwhileIsNotJudged() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(Flight.stream(ticker.read(), Duration.ofMillis(20)));
+    ticker.advance(Duration.ofSeconds(2));
+    r0.delivered(ticker.read()); // another call's first chunk: the replica makes progress
+    ticker.advance(Duration.ofMillis(2999));
+    t.sweep();
+    assertThat(r0.isGone()).as("quiet for less than the patience").isFalse();
+    ticker.advance(Duration.ofMillis(1));
+    t.sweep();
+    assertThat(r0.isGone()).isTrue();
+  }
+
+  @Test
+  void aLongPromptsPatienceCoversTheShortOnesQueuedBehindIt() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(Flight.stream(ticker.read(), Duration.ofSeconds(5))); // a long prefill: 20 s
+    ticker.advance(Duration.ofSeconds(1));
+    r0.track(Flight.stream(ticker.read(), Duration.ofMillis(20))); // 3 s, queued behind it
+    ticker.advance(Duration.ofSeconds(10));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+    ticker.advance(Duration.ofSeconds(8));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+    ticker.advance(Duration.ofSeconds(1));
+    t.sweep();
+    assertThat(r0.isGone()).as("20 s with nothing delivered").isTrue();
+  }
+
+  @Test
+  void aReplicaWithAWaitingCallOfAnUntimedKindIsNotJudged() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(Flight.stream(ticker.read(), Duration.ofMillis(20)));
+    r0.track(new Flight(false, false, ticker.read(), ReplicaStatus.InFlight.UNKNOWN));
+    ticker.advance(Duration.ofMinutes(5));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+    assertThat(events.health).isEmpty();
+  }
+
+  @Test
+  void wholeAnswersAloneNeverJudgeTheirReplica() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(new Flight(false));
+    ticker.advance(Duration.ofMinutes(5));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+  }
+
+  @Test
+  void theSweepDoesNothingWhileTheWatchdogIsOff() {
+    StatusTracker t = watching(Duration.ZERO);
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    r0.track(Flight.stream(ticker.read(), Duration.ofMillis(20)));
+    ticker.advance(Duration.ofMinutes(5));
+    t.sweep();
+    assertThat(r0.isGone()).isFalse();
+    assertThat(t.sweepIntervalNanos()).isZero();
+    assertThat(watching(Duration.ofSeconds(3)).sweepIntervalNanos())
+        .isEqualTo(Duration.ofMillis(250).toNanos());
+    assertThat(watching(Duration.ofMillis(100)).sweepIntervalNanos())
+        .isEqualTo(Duration.ofMillis(25).toNanos());
+    assertThat(watching(Duration.ofMillis(1)).sweepIntervalNanos())
+        .isEqualTo(Duration.ofMillis(10).toNanos());
+  }
+
+  @Test
+  void deliveriesMoveTheReplicasLastDeliveryByMoreThanAMillisecondOnly() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    ReplicaStatus r0 = fleetOf(t, 2)[0];
+    long joined = r0.lastDelivered;
+    r0.delivered(joined + 1_000_000);
+    assertThat(r0.lastDelivered).isEqualTo(joined);
+    r0.delivered(joined + 1_000_001);
+    assertThat(r0.lastDelivered).isEqualTo(joined + 1_000_001);
+  }
+
+  @Test
+  void withNothingToProbeItAHungOrRefusingReplicaIsEjectedForTheEjectionTimeInstead() {
+    StatusTracker t = watching(Duration.ofSeconds(3));
+    t.probed(false);
+    ReplicaStatus[] fleet = fleetOf(t, 4);
+    Flight stream = Flight.stream(ticker.read(), Duration.ofMillis(20));
+    fleet[1].track(stream);
+    ticker.advance(Duration.ofSeconds(3));
+    t.sweep();
+    t.sweep();
+    assertThat(fleet[1].isGone()).as("nothing would bring it back").isFalse();
+    assertThat(fleet[1].isEjected(ticker.read())).isTrue();
+    assertThat(stream.why).containsExactly("stopped answering");
+    assertThat(events.health).isEmpty();
+    assertThat(events.ejections).singleElement().satisfies(e -> {
+      assertThat(e.replicaId()).isEqualTo("r1");
+      assertThat(e.duration()).isEqualTo(Duration.ofSeconds(30));
+      assertThat(e.reason()).contains("stopped answering: a call waited 3000 ms");
+    });
+
+    ticker.advance(Duration.ofSeconds(30));
+    assertThat(fleet[1].isEjected(ticker.read())).as("back when its time is up").isFalse();
+
+    t.refused("r2", "java.net.ConnectException: Connection refused");
+    assertThat(fleet[2].isGone()).isFalse();
+    assertThat(fleet[2].isEjected(ticker.read())).isTrue();
   }
 }
