@@ -19,6 +19,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -27,14 +29,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * 1 % of its requests): streamed chat calls from 1 and 8 callers sharing one client, each with and
  * without hedging, for several seeds of the prompts, on fresh replicas each time, with a 5 s
  * first-byte timeout; prints time to first token (p50, p99, mean) and the share of calls that
- * sent a hedge and that the hedge won. Run with:
+ * sent a hedge and that the hedge won.
+ *
+ * <p>With {@code wedged}, four equal replicas of which the last stalls every request two seconds
+ * into the run (its front answers scrapes, streams get their headers and nothing more, as when
+ * an engine is wedged behind its API server): each caller count and seed runs with the stall
+ * watchdog off and on ({@code stallTimeout} 0 or its default), with hedging off and on, and the
+ * table adds the slowest time to first token. Run with:
  *
  * <pre>{@code
  * mvn -B -q test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt \
  *     -Dmdep.includeScope=test
  * java -cp target/test-classes:target/classes:$(cat /tmp/cp.txt) \
  *     io.github.llmrouter.HedgingStudy [calls per caller] [policy: cacheAware|roundRobin] \
- *     [percentile] [slow|hangs]
+ *     [percentile] [slow|hangs|wedged]
  * }</pre>
  */
 public final class HedgingStudy {
@@ -50,18 +58,25 @@ public final class HedgingStudy {
     double percentile = args.length > 2 ? Double.parseDouble(args[2])
         : HedgePolicy.DEFAULT_PERCENTILE;
     hangs = args.length > 3 && args[3].equals("hangs");
-    System.out.printf(Locale.ROOT, "%-10s %-7s %4s %6s %9s %9s %9s %8s %8s%n", "policy", "callers",
-        "seed", "hedge", "p50 ms", "p99 ms", "mean ms", "hedged", "won");
+    wedged = args.length > 3 && args[3].equals("wedged");
+    System.out.printf(Locale.ROOT, "%-10s %-7s %4s %6s %5s %9s %9s %9s %8s %8s %9s%n", "policy",
+        "callers", "seed", "hedge", "stall", "p50 ms", "p99 ms", "mean ms", "hedged", "won",
+        "max ms");
     for (int callers : new int[] {1, 8}) {
       for (long seed = 1; seed <= 3; seed++) {
-        for (boolean hedging : new boolean[] {false, true}) {
-          HedgePolicy hedge = hedging ? HedgePolicy.builder().percentile(percentile).build()
-              : HedgePolicy.disabled();
-          run(policy, callers, calls, seed, hedge);
+        for (boolean watchdog : wedged ? new boolean[] {false, true} : new boolean[] {true}) {
+          for (boolean hedging : new boolean[] {false, true}) {
+            HedgePolicy hedge = hedging ? HedgePolicy.builder().percentile(percentile).build()
+                : HedgePolicy.disabled();
+            run(policy, callers, calls, seed, hedge, watchdog);
+          }
         }
       }
     }
   }
+
+  /** Whether the last replica's engine stalls two seconds into each run. */
+  private static boolean wedged;
 
   /**
    * The fleet studied: four equal replicas each of which never answers 1 % of its requests, or
@@ -90,33 +105,41 @@ public final class HedgingStudy {
     return fleet;
   }
 
-  private static void run(String policy, int callers, int calls, long seed, HedgePolicy hedge)
-      throws Exception {
+  private static void run(String policy, int callers, int calls, long seed, HedgePolicy hedge,
+      boolean watchdog) throws Exception {
     List<EmulatedReplica> fleet = fleet();
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {
-      run(fleet, policy, callers, calls, seed, hedge);
+      if (wedged) {
+        timer.schedule(() -> fleet.get(3).faults().stallNext(Integer.MAX_VALUE), 2,
+            TimeUnit.SECONDS);
+      }
+      run(fleet, policy, callers, calls, seed, hedge, watchdog);
     } finally {
+      timer.shutdownNow();
       fleet.forEach(EmulatedReplica::close);
     }
   }
 
   private static void run(List<EmulatedReplica> fleet, String policy, int callers, int calls,
-      long seed, HedgePolicy hedge) throws Exception {
+      long seed, HedgePolicy hedge, boolean watchdog) throws Exception {
     List<Replica> replicas = new ArrayList<>();
     for (EmulatedReplica r : fleet) replicas.add(Replica.builder(r.baseUrl()).id(r.id()).build());
     LlmClientBuilder client = LlmClient.builder().replicas(replicas)
         .routingPolicy(policy.equals("roundRobin") ? RoutingPolicy.roundRobin()
             : RoutingPolicy.cacheAware())
         .hedgePolicy(hedge).firstByteTimeout(Duration.ofSeconds(5));
-    System.out.printf(Locale.ROOT, "%-10s %-7d %4d %6s %s%n", policy, callers, seed,
-        hedge.enabled() ? "on" : "off", measure(client, "m", callers, calls, seed, 16));
+    if (!watchdog) client.stallTimeout(Duration.ZERO);
+    System.out.printf(Locale.ROOT, "%-10s %-7d %4d %6s %5s %s%n", policy, callers, seed,
+        hedge.enabled() ? "on" : "off", watchdog ? "on" : "off",
+        measure(client, "m", callers, calls, seed, 16));
   }
 
   /**
    * Runs {@code calls} streamed chat calls of 20 to 200 words from each of {@code callers}
    * threads sharing the client {@code builder} builds, and returns their time to first token
-   * (p50, p99, mean, in ms) and the shares of calls that sent a hedge and that the hedge won, as
-   * table columns.
+   * (p50, p99, mean, in ms), the shares of calls that sent a hedge and that the hedge won, and the
+   * slowest time to first token, as table columns.
    */
   public static String measure(LlmClientBuilder builder, String model, int callers, int calls,
       long seed, int maxTokens) throws Exception {
@@ -158,9 +181,9 @@ public final class HedgingStudy {
     List<Long> sorted = new ArrayList<>(ttft);
     Collections.sort(sorted);
     double mean = sorted.stream().mapToLong(Long::longValue).average().orElse(0) / 1e6;
-    return String.format(Locale.ROOT, "%9.1f %9.1f %9.1f %7.1f%% %7.1f%%", at(sorted, 0.50),
+    return String.format(Locale.ROOT, "%9.1f %9.1f %9.1f %7.1f%% %7.1f%% %9.1f", at(sorted, 0.50),
         at(sorted, 0.99), mean, 100.0 * hedged.get() / sorted.size(),
-        100.0 * hedgeWon.get() / sorted.size());
+        100.0 * hedgeWon.get() / sorted.size(), sorted.get(sorted.size() - 1) / 1e6);
   }
 
   private static double at(List<Long> sorted, double q) {

@@ -41,8 +41,8 @@ public final class LlamaHedgingStudy {
     }, "throttle");
     throttle.setDaemon(true);
     throttle.start();
-    System.out.printf(Locale.ROOT, "%-7s %6s %9s %9s %9s %8s %8s%n", "callers", "hedge", "p50 ms",
-        "p99 ms", "mean ms", "hedged", "won");
+    System.out.printf(Locale.ROOT, "%-7s %6s %9s %9s %9s %8s %8s %9s%n", "callers", "hedge",
+        "p50 ms", "p99 ms", "mean ms", "hedged", "won", "max ms");
     try {
       for (int callers : new int[] {1, 4}) {
         for (boolean hedging : new boolean[] {false, true}) {
