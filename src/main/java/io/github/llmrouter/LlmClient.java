@@ -112,7 +112,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
     DispatcherConfig config = new DispatcherConfig(b.routingPolicy, b.retryPolicy, b.hedgePolicy,
         b.callTimeout, b.circuitBreaker, b.admission, b.maxWaitingCalls,
         b.loadMonitoring.staleAfter(), b.ticker, listener,
-        () -> heard || clientLog.routingLogged());
+        () -> heard || clientLog.routingLogged(), b.maxStreamResumptions);
     StatusTracker statuses = new StatusTracker(b.outlierDetection, b.slowStart, b.stallTimeout,
         b.ticker, listener);
     statuses.probed(b.loadMonitoring.scraping() || b.healthCheck != null);
@@ -176,7 +176,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public ResponseStream<ChatChunk> chatStream(ChatRequest request) {
     return dispatcher.stream(Endpoint.CHAT_STREAM, routing(request),
-        request(Endpoint.CHAT_STREAM, request, request.hedgeable()));
+        request(Endpoint.CHAT_STREAM, request, request.hedgeable()), request.resumable());
   }
 
   /**
@@ -211,7 +211,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
    */
   public ResponseStream<CompletionResponse> completionStream(CompletionRequest request) {
     return dispatcher.stream(Endpoint.COMPLETION_STREAM, routing(request),
-        request(Endpoint.COMPLETION_STREAM, request, request.hedgeable()));
+        request(Endpoint.COMPLETION_STREAM, request, request.hedgeable()), request.resumable());
   }
 
   /**

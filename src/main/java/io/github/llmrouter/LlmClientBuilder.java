@@ -2,6 +2,7 @@ package io.github.llmrouter;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.Admission;
 import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
@@ -43,6 +44,13 @@ public final class LlmClientBuilder {
    * taken for hung: 3 s.
    */
   public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(3);
+  /**
+   * Default number of times a stream that breaks after its first chunk is continued on another
+   * replica: {@value}.
+   *
+   * @since 0.3.0
+   */
+  public static final int DEFAULT_MAX_STREAM_RESUMPTIONS = 2;
   /** Default deadline of a whole call, across attempts: 10 min. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMinutes(10);
   /** Default concurrent requests, in total and per replica: {@value}. */
@@ -62,6 +70,7 @@ public final class LlmClientBuilder {
   Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
   Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+  int maxStreamResumptions = DEFAULT_MAX_STREAM_RESUMPTIONS;
   int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
   @Nullable String apiKey;
   @Nullable OkHttpClient okHttpClient;
@@ -187,6 +196,36 @@ public final class LlmClientBuilder {
    */
   public LlmClientBuilder hedgePolicy(HedgePolicy hedgePolicy) {
     this.hedgePolicy = requireNonNull(hedgePolicy, "hedgePolicy");
+    return this;
+  }
+
+  /**
+   * How many times a streamed chat or completion that breaks after its first chunk (a cut
+   * connection, a replica that stopped, the stream idle timeout) is continued on another replica,
+   * in [0, 10], 0 to never; default {@value #DEFAULT_MAX_STREAM_RESUMPTIONS}. The continuation
+   * asks the next-best replica (another one, while any is left) for the rest of the answer: the
+   * original request with the text delivered so far as the assistant's final message ({@code
+   * "continue_final_message": true, "add_generation_prompt": false}, which vLLM, SGLang and
+   * llama.cpp's server honour), or appended to a completion's prompt, and its token limit lowered
+   * by the chunks delivered. The caller's iterator goes on with the continuation's first new text;
+   * a continuation that repeats the delivered text first has the repetition removed; the last
+   * chunk's usage counts both parts, and {@link ResponseStream#resumptions()} says how many
+   * resumptions it took. Each one is a retry: it needs the retry budget and the call's deadline.
+   *
+   * <p>Never resumed, ending with {@link io.github.llmrouter.api.StreamInterruptedException} as
+   * without it: a request marked {@code resumable(false)}, one asking for several choices, log
+   * probabilities, structured output ({@code response_format}, a JSON schema, a grammar or other
+   * guided decoding) or a forced tool call; a stream once a chunk showed a tool call; raw
+   * requests; a break the replica reported as the request's fault (an error event with a 4xx).
+   * The token limit is lowered by one token per chunk delivered, which is exact on servers that
+   * send a token per event (llama.cpp's server, vLLM by default).
+   *
+   * @param maxStreamResumptions the most continuations per call
+   * @return this builder
+   * @since 0.3.0
+   */
+  public LlmClientBuilder maxStreamResumptions(int maxStreamResumptions) {
+    this.maxStreamResumptions = maxStreamResumptions;
     return this;
   }
 
@@ -432,6 +471,10 @@ public final class LlmClientBuilder {
     checkDuration("streamIdleTimeout", streamIdleTimeout, false, Duration.ofHours(1), "(0, 1 h]");
     checkDuration("stallTimeout", stallTimeout, true, Duration.ofMinutes(10), "[0, 10 min]");
     checkDuration("callTimeout", callTimeout, true, Duration.ofHours(24), "[0, 24 h]");
+    if (maxStreamResumptions < 0 || maxStreamResumptions > 10) {
+      throw new IllegalArgumentException("maxStreamResumptions must be in [0, 10], got "
+          + maxStreamResumptions);
+    }
     if (maxConcurrentRequests < 1 || maxConcurrentRequests > 65_536) {
       throw new IllegalArgumentException("maxConcurrentRequests must be in [1, 65536], got "
           + maxConcurrentRequests);

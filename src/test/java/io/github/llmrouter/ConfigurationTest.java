@@ -29,6 +29,8 @@ class ConfigurationTest {
     rejects(b -> b.streamIdleTimeout(Duration.ZERO), "streamIdleTimeout");
     rejects(b -> b.stallTimeout(Duration.ofSeconds(-1)), "stallTimeout", "[0, 10 min]");
     rejects(b -> b.stallTimeout(Duration.ofMinutes(11)), "stallTimeout");
+    rejects(b -> b.maxStreamResumptions(-1), "maxStreamResumptions", "[0, 10]");
+    rejects(b -> b.maxStreamResumptions(11), "maxStreamResumptions");
     rejects(b -> b.callTimeout(Duration.ofDays(2)), "callTimeout", "[0, 24 h]");
     rejects(b -> b.maxConcurrentRequests(0), "maxConcurrentRequests", "[1, 65536]");
     rejects(b -> b.apiKey(" "), "apiKey");

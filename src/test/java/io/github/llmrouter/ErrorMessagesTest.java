@@ -119,7 +119,8 @@ class ErrorMessagesTest {
   void anErrorEventMidStreamInterruptsItWithTheTypedCause() {
     first.enqueue(sse(chunk("Hel") + "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n"));
     assertThatThrownBy(() -> {
-      try (ResponseStream<ChatChunk> stream = client.chatStream(chat("hi"))) {
+      try (ResponseStream<ChatChunk> stream = client.chatStream(
+          chat("hi").toBuilder().resumable(false).build())) {
         for (ChatChunk ignored : stream) {
           // until the error
         }

@@ -73,20 +73,23 @@ class StreamOutcomesTest {
     EmulatedReplica cutter = servers.get(1);
     cutter.faults().breakStreamAfter(1_000, 1);
     int interrupted = 0;
+    int resumed = 0;
     try (LlmClient client = client()) {
       for (int i = 0; i < 100; i++) {
         try (ResponseStream<ChatChunk> stream = client.chatStream(request(i))) {
           stream.forEach(chunk -> { });
+          resumed += stream.resumptions();
         } catch (StreamInterruptedException e) {
-          assertThat(e.replicaId()).isEqualTo(cutter.id());
           interrupted++;
         }
       }
     }
 
-    // Round robin: every fourth stream reaches the cutter until five in a row have failed there.
+    // Round robin: every fourth stream reaches the cutter until five in a row have failed there;
+    // each cut stream went on elsewhere, so no caller saw the cut.
     int failures = OutlierDetection.DEFAULT_CONSECUTIVE_FAILURES;
-    assertThat(interrupted).as("streams cut before the ejection").isEqualTo(failures);
+    assertThat(interrupted).isZero();
+    assertThat(resumed).as("streams cut before the ejection").isEqualTo(failures);
     assertThat(events.ejections).filteredOn(EjectionEvent::ejected).singleElement()
         .satisfies(e -> assertThat(e.replicaId()).isEqualTo(cutter.id()));
     assertThat(events.failedAttempts).hasSize(failures).allSatisfy(a -> {

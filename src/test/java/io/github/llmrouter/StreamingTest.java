@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.llmrouter.api.ChatChunk;
+import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.CompletionRequest;
 import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.LlmTimeoutException;
@@ -100,14 +101,14 @@ class StreamingTest {
   }
 
   @Test
-  void aStreamBrokenAfterTheFirstChunkRaisesAndIsNotRetried() {
+  void aStreamThatMayNotBeResumedRaisesWhenItBreaksAfterItsFirstChunk() {
     // The body ends without [DONE] or a finish reason: the connection broke mid-answer.
     first.enqueue(sse(chunk("Hel") + chunk("lo")));
     second.enqueue(sse(chunk("never") + "data: [DONE]\n\n"));
 
     List<String> seen = new ArrayList<>();
     assertThatThrownBy(() -> {
-      try (ResponseStream<ChatChunk> stream = client.chatStream(chat("hi"))) {
+      try (ResponseStream<ChatChunk> stream = client.chatStream(notResumable("hi"))) {
         for (ChatChunk c : stream) seen.add(c.text());
       }
     }).isInstanceOfSatisfying(StreamInterruptedException.class, e -> {
@@ -121,13 +122,13 @@ class StreamingTest {
   }
 
   @Test
-  void anIdleGapAfterTheFirstChunkIsAnLlmTimeoutExceptionHoldingWhatWasReceived() {
+  void anIdleGapAfterTheFirstChunkOfAStreamThatMayNotBeResumedIsAnLlmTimeoutException() {
     first.enqueue(new MockResponse.Builder().code(200).setHeader("Content-Type", "text/event-stream")
         .body(chunk("a") + chunk("b") + "data: [DONE]\n\n")
         .throttleBody(chunk("a").length(), 3, TimeUnit.SECONDS).build());
 
     assertThatThrownBy(() -> {
-      try (ResponseStream<ChatChunk> stream = client.chatStream(chat("hi"))) {
+      try (ResponseStream<ChatChunk> stream = client.chatStream(notResumable("hi"))) {
         for (ChatChunk ignored : stream) {
           // read until the stall
         }
@@ -186,5 +187,10 @@ class StreamingTest {
     try (ResponseStream<ChatChunk> stream = client.chatStream(chat("hi"))) {
       assertThat(stream.replicaId()).isEqualTo(client.replicas().get(1).id());
     }
+  }
+
+  /** A chat the client must not continue elsewhere: its break reaches the caller as it came. */
+  private static ChatRequest notResumable(String text) {
+    return chat(text).toBuilder().resumable(false).build();
   }
 }

@@ -181,7 +181,8 @@ final class EmulatedHandler implements HttpHandler {
 
     try (EmulatedEngine.Slot slot = engine.enterBatch()) {
       int cached = engine.prefill(model, prompt);
-      String[] tokens = engine.output(prompt, maxTokens);
+      String[] tokens = api == Api.CHAT ? continued(request, maxTokens) : null;
+      if (tokens == null) tokens = engine.output(prompt, maxTokens);
       String finishReason = limited ? "length" : "stop";
       Response r = new Response(api, idPrefix(api) + engine.id + "-" + sequence.incrementAndGet(),
           System.currentTimeMillis() / 1000, model, usage(prompt.length(), cached, tokens.length));
@@ -308,6 +309,37 @@ final class EmulatedHandler implements HttpHandler {
   }
 
   /** The chat prompt as the engine sees it: {@code role \n content \n} per message, in order. */
+  /**
+   * The answer to a chat whose last message is the assistant's partial text, if that text begins
+   * this replica's own answer to the messages before it: the rest of that answer, as a server
+   * continues a final assistant message; else null (answered as any chat). Without {@code
+   * "continue_final_message": true} the partial text is repeated before the continuation, as
+   * llama.cpp's server does when it is not asked to continue.
+   */
+  private String @Nullable [] continued(JsonNode request, int maxTokens) {
+    JsonNode messages = request.get("messages");
+    if (messages == null || !messages.isArray() || messages.size() < 2) return null;
+    JsonNode last = messages.get(messages.size() - 1);
+    if (!"assistant".equals(last.path("role").asString("")) || !last.path("content").isString()) {
+      return null;
+    }
+    String partial = last.path("content").stringValue();
+    ObjectNode before = (ObjectNode) request.deepCopy();
+    ArrayNode earlier = before.putArray("messages");
+    for (int i = 0; i < messages.size() - 1; i++) earlier.add(messages.get(i));
+    int words = partial.isEmpty() ? 0 : partial.split(" ", -1).length;
+    String[] own = engine.output(chatPrompt(before), words + maxTokens);
+    StringBuilder said = new StringBuilder();
+    int k = 0;
+    while (k < own.length && said.length() < partial.length()) said.append(own[k++]);
+    if (!said.toString().equals(partial)) return null;
+    String[] rest = java.util.Arrays.copyOfRange(own, k, Math.min(own.length, k + maxTokens));
+    if (!request.path("continue_final_message").asBoolean(false) && rest.length > 0) {
+      rest[0] = partial + rest[0];
+    }
+    return rest;
+  }
+
   static String chatPrompt(JsonNode request) {
     JsonNode messages = request.get("messages");
     if (messages == null || !messages.isArray() || messages.isEmpty()) {

@@ -60,6 +60,7 @@ public final class ChatRequest {
   private final Map<String, Object> extra;
   private final transient @Nullable String routingKey;
   private final transient boolean hedgeable;
+  private final transient boolean resumable;
 
   private ChatRequest(Builder b) {
     this.model = b.model;
@@ -74,6 +75,7 @@ public final class ChatRequest {
     this.extra = JsonExtras.copy(b.extra);
     this.routingKey = b.routingKey;
     this.hedgeable = b.hedgeable;
+    this.resumable = b.resumable;
   }
 
   /**
@@ -148,6 +150,7 @@ public final class ChatRequest {
     b.extra.putAll(extra);
     b.routingKey = routingKey;
     b.hedgeable = hedgeable;
+    b.resumable = resumable;
     return b;
   }
 
@@ -157,6 +160,16 @@ public final class ChatRequest {
    */
   public boolean hedgeable() {
     return hedgeable;
+  }
+
+  /**
+   * {@return whether the client may continue this request's stream on another replica when it
+   * breaks after its first chunk; true unless the builder said otherwise; never sent}
+   *
+   * @since 0.3.0
+   */
+  public boolean resumable() {
+    return resumable;
   }
 
   @Override
@@ -179,6 +192,7 @@ public final class ChatRequest {
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private @Nullable String routingKey;
     private boolean hedgeable = true;
+    private boolean resumable = true;
 
     private Builder(String model) {
       this.model = requireNonNull(model, "model");
@@ -325,6 +339,21 @@ public final class ChatRequest {
      */
     public Builder hedgeable(boolean hedgeable) {
       this.hedgeable = hedgeable;
+      return this;
+    }
+
+    /**
+     * Whether the client may continue this request's stream on another replica if it breaks
+     * after its first chunk (see {@code LlmClientBuilder.maxStreamResumptions}); default true.
+     * Set false when a continuation would not do: the caller then gets the break as a {@link
+     * StreamInterruptedException}, as with resumption off. Never sent.
+     *
+     * @param resumable whether the stream may be resumed
+     * @return this builder
+     * @since 0.3.0
+     */
+    public Builder resumable(boolean resumable) {
+      this.resumable = resumable;
       return this;
     }
 

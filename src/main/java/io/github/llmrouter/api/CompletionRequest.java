@@ -42,6 +42,7 @@ public final class CompletionRequest {
   private final Map<String, Object> extra;
   private final transient @Nullable String routingKey;
   private final transient boolean hedgeable;
+  private final transient boolean resumable;
 
   private CompletionRequest(Builder b) {
     this.model = b.model;
@@ -54,6 +55,7 @@ public final class CompletionRequest {
     this.extra = JsonExtras.copy(b.extra);
     this.routingKey = b.routingKey;
     this.hedgeable = b.hedgeable;
+    this.resumable = b.resumable;
   }
 
   /**
@@ -104,6 +106,16 @@ public final class CompletionRequest {
     return hedgeable;
   }
 
+  /**
+   * {@return whether the client may continue this request's stream on another replica when it
+   * breaks after its first chunk; true unless the builder said otherwise; never sent}
+   *
+   * @since 0.3.0
+   */
+  public boolean resumable() {
+    return resumable;
+  }
+
   @Override
   public String toString() {
     return "CompletionRequest{model=" + model + ", promptChars=" + prompt.length()
@@ -122,6 +134,7 @@ public final class CompletionRequest {
     private final Map<String, Object> extra = new LinkedHashMap<>();
     private @Nullable String routingKey;
     private boolean hedgeable = true;
+    private boolean resumable = true;
 
     private Builder(String model, String prompt) {
       this.model = requireNonNull(model, "model");
@@ -223,6 +236,21 @@ public final class CompletionRequest {
      */
     public Builder hedgeable(boolean hedgeable) {
       this.hedgeable = hedgeable;
+      return this;
+    }
+
+    /**
+     * Whether the client may continue this request's stream on another replica if it breaks
+     * after its first chunk (see {@code LlmClientBuilder.maxStreamResumptions}); default true.
+     * Set false when a continuation would not do: the caller then gets the break as a {@link
+     * StreamInterruptedException}, as with resumption off. Never sent.
+     *
+     * @param resumable whether the stream may be resumed
+     * @return this builder
+     * @since 0.3.0
+     */
+    public Builder resumable(boolean resumable) {
+      this.resumable = resumable;
       return this;
     }
 

@@ -19,7 +19,10 @@ import java.util.stream.StreamSupport;
  * <p>The first chunk has already arrived when the client hands out a stream, so failures before
  * it were retried on other replicas (an error event as the first event is a {@link
  * ReplicaHttpException} with its status, retried only where the status is retryable). After it,
- * {@code hasNext()}/{@code next()} throw, and nothing is replayed:
+ * nothing is replayed: a typed chat or completion stream that breaks is continued on another
+ * replica where that is safe ({@link #resumptions()}, {@code
+ * LlmClientBuilder.maxStreamResumptions}), and its reader sees one answer; otherwise {@code
+ * hasNext()}/{@code next()} throw:
  *
  * <ul>
  *   <li>{@link LlmTimeoutException} when nothing arrives for longer than the stream idle timeout,
@@ -49,6 +52,16 @@ public interface ResponseStream<T> extends Iterable<T>, AutoCloseable {
 
   /** {@return the id of the replica serving this stream} */
   String replicaId();
+
+  /**
+   * {@return how many times the stream was continued on another replica after it broke (see
+   * {@code LlmClientBuilder.maxStreamResumptions}); 0 for a stream that never broke}
+   *
+   * @since 0.3.0
+   */
+  default int resumptions() {
+    return 0;
+  }
 
   /** Stops reading and releases the connection. Idempotent. */
   @Override

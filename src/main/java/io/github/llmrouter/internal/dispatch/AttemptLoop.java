@@ -69,6 +69,8 @@ final class AttemptLoop<R> {
   /** The call's number for its events; 0 when nobody listens. */
   private final long callId;
   private final Deadline deadline;
+  /** A replica the first attempt goes to only if no other is left (a broken stream's), or null. */
+  private final @Nullable String avoid;
   private RoutingTable table;
   /** The walk over the current round of the ranking; made at the first attempt. */
   private @Nullable EligibleWalk walk;
@@ -109,6 +111,25 @@ final class AttemptLoop<R> {
   AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
       @Nullable CallTiming timing, Exchange<R> exchange, boolean blocking,
       CompletableFuture<R> result) {
+    this(dispatcher, endpoint, request, timing, exchange, blocking, result,
+        Deadline.after(dispatcher.config.ticker().read(),
+            dispatcher.config.callTimeout().toNanos()), null);
+  }
+
+  /**
+   * A blocking call under {@code deadline}, whose first attempt avoids {@code avoid} if another
+   * replica is left: the continuation of a stream that broke there.
+   */
+  AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      @Nullable CallTiming timing, Exchange<R> exchange, Deadline deadline,
+      @Nullable String avoid) {
+    this(dispatcher, endpoint, request, timing, exchange, true, new CompletableFuture<>(),
+        deadline, avoid);
+  }
+
+  private AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      @Nullable CallTiming timing, Exchange<R> exchange, boolean blocking,
+      CompletableFuture<R> result, Deadline deadline, @Nullable String avoid) {
     this.dispatcher = dispatcher;
     this.endpoint = endpoint;
     this.request = request;
@@ -120,7 +141,8 @@ final class AttemptLoop<R> {
     this.listener = dispatcher.config.callEvents().getAsBoolean() ? dispatcher.config.listener()
         : RoutingListener.NONE;
     this.callId = listener == RoutingListener.NONE ? 0 : dispatcher.nextCallId();
-    this.deadline = Deadline.after(ticker.read(), dispatcher.config.callTimeout().toNanos());
+    this.deadline = deadline;
+    this.avoid = avoid;
     this.failures = new FailedAttempts(dispatcher.config.retry().maxAttempts());
     this.times = timing == null ? null : timing.times();
     this.hedged = timing != null && timing.hedged();
@@ -142,7 +164,7 @@ final class AttemptLoop<R> {
   }
 
   /** Runs a blocking call on this thread. */
-  private R join() {
+  R join() {
     start();
     while (true) {
       Runnable step;
@@ -566,6 +588,13 @@ final class AttemptLoop<R> {
             + "again before the call deadline"));
       }
       return new Next.Wait(wait);
+    }
+    if (attempt == 0 && avoid != null && table.replicas.get(pick.index()).id().equals(avoid)) {
+      Pick other = w.next(now);
+      if (other != null) {
+        table.eligibility.unused(pick);
+        pick = other;
+      }
     }
     if (attempt == 0) dispatcher.panicked(pick.panicked(), table.replicas.size());
     Attempt previous = current;

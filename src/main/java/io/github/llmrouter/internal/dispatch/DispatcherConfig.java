@@ -28,12 +28,14 @@ import java.util.function.BooleanSupplier;
  * @param listener receives routing events; must not throw (the client guards the application's)
  * @param callEvents whether a call's events (start, routing, attempts, end) are heard now; when
  *     not, a call skips building them
+ * @param maxStreamResumptions how many times a stream that breaks after its first chunk may be
+ *     continued on another replica (0: never)
  */
 public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, HedgePolicy hedge,
     Duration callTimeout,
     CircuitBreakerPolicy circuitBreaker, Admission admission, int maxWaitingCalls,
     Duration reportStaleAfter, Ticker ticker, RoutingListener listener,
-    BooleanSupplier callEvents) {
+    BooleanSupplier callEvents, int maxStreamResumptions) {
   /**
    * Checks that nothing is null.
    *
@@ -48,6 +50,7 @@ public record DispatcherConfig(RoutingPolicy policy, RetryPolicy retry, HedgePol
    * @param ticker the client's time source
    * @param listener receives routing events; must not throw
    * @param callEvents whether a call's events are heard now
+   * @param maxStreamResumptions how many times a broken stream may be continued (0: never)
    */
   public DispatcherConfig {
     requireNonNull(policy, "policy");

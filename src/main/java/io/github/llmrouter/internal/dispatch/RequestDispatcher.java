@@ -159,21 +159,49 @@ public final class RequestDispatcher {
   /**
    * A streaming call, run on this thread: returns once the first chunk has arrived. Failures
    * before it are retried like any call's; after it, the stream belongs to the caller and is never
-   * replayed. The stream holds its replica's in-flight count until it is closed.
+   * replayed, but it may be continued ({@code resumable}). The stream holds its replica's
+   * in-flight count until it is closed.
    *
    * @param <T> the chunk type
    * @param endpoint the streaming operation
    * @param request what routing needs
    * @param raw from {@link Endpoint#request}, asking for a stream
+   * @param resumable whether a stream that breaks after its first chunk may be continued on
+   *     another replica ({@link ResumingStream}), as far as the client's limit allows
    * @return the stream, its first chunk read
    * @throws LlmException the call's failure before its first chunk
    */
   public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
-      RoutingRequest request, RawRequest raw) {
+      RoutingRequest request, RawRequest raw, boolean resumable) {
     admit();
-    return AttemptLoop.run(this, endpoint, request, timing(endpoint, raw),
+    Deadline deadline = Deadline.after(config.ticker().read(), config.callTimeout().toNanos());
+    ResponseStream<T> first = openStream(endpoint, request, raw, deadline, null);
+    int limit = config.maxStreamResumptions();
+    return resumable && limit > 0
+        ? new ResumingStream<>(this, endpoint, request, raw, deadline, limit, first) : first;
+  }
+
+  /** A streaming call that is never continued: {@link #stream} with {@code resumable} false. */
+  public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
+      RoutingRequest request, RawRequest raw) {
+    return stream(endpoint, request, raw, false);
+  }
+
+  /**
+   * The continuation of a broken stream: a call of its own, under the original call's deadline,
+   * first to the best replica other than {@code broken} (unless that is the only one left).
+   */
+  <T extends ApiObject & StreamChunk> ResponseStream<T> continueStream(Endpoint<T> endpoint,
+      RoutingRequest request, RawRequest raw, Deadline deadline, String broken) {
+    return openStream(endpoint, request, raw, deadline, broken);
+  }
+
+  private <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Endpoint<T> endpoint,
+      RoutingRequest request, RawRequest raw, Deadline deadline, @Nullable String avoid) {
+    return new AttemptLoop<>(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
-        (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)));
+            (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)),
+        deadline, avoid).join();
   }
 
   /**

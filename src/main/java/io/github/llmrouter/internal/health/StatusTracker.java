@@ -144,7 +144,9 @@ public final class StatusTracker {
    * health check that reaches it again may undo early.
    */
   public void onFailure(ReplicaStatus health, String what, boolean unreachable) {
-    health.unreachableFault = unreachable;
+    // An attempt failed over because its replica is out says nothing new: the replica's own
+    // state decides how it comes back (an ejection for hanging again must not end at a scrape).
+    if (!unreachable || health.gone == null) health.unreachableFault = unreachable;
     if (!outliers.enabled()) return;
     int failures = health.consecutiveFailures.incrementAndGet();
     if (failures >= outliers.consecutiveFailures()) eject(health, failures, what);

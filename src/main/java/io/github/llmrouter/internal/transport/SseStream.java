@@ -95,16 +95,16 @@ final class SseStream<T extends ApiObject & StreamChunk> implements ResponseStre
       public boolean hasNext() {
         if (next != null) return true;
         if (core.ended()) return false;
+        LlmException cut = null;
         try {
-          if (!advance()) {
-            LlmException cut = core.bodyEnded();
-            if (cut != null) throw interrupted(cut);
-          }
+          if (!advance()) cut = core.bodyEnded();
         } catch (IOException e) {
           throw interrupted(core.readFailed(e));
         } catch (LlmException e) {
           throw interrupted(core.failed(e));
         }
+        // Thrown outside the try: the break's cause is the cut itself, not a wrapped break.
+        if (cut != null) throw interrupted(cut);
         return next != null;
       }
 

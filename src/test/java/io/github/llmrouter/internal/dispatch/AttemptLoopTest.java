@@ -92,7 +92,7 @@ class AttemptLoopTest {
     if (fleet != null) fleet.close();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder, retry,
         HedgePolicy.disabled(), callTimeout, breakers, admission, 16,
-        Duration.ofSeconds(3), ticker, listener, () -> listener != RoutingListener.NONE);
+        Duration.ofSeconds(3), ticker, listener, () -> listener != RoutingListener.NONE, 0);
     statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO, Duration.ZERO, ticker,
         listener);
     fleet = new FleetState(config, statuses, () -> scheduler);

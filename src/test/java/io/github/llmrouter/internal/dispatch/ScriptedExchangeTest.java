@@ -79,7 +79,7 @@ class ScriptedExchangeTest {
     RoutingListener listener = new Telling();
     DispatcherConfig config = new DispatcherConfig(AttemptLoopTest::inSnapshotOrder,
         retry, hedge, callTimeout, CircuitBreakerPolicy.disabled(), Admission.disabled(), 16,
-        Duration.ofSeconds(3), ticker, listener, () -> true);
+        Duration.ofSeconds(3), ticker, listener, () -> true, 0);
     StatusTracker statuses = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
         Duration.ZERO, ticker,
         listener);
