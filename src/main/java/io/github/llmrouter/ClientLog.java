@@ -8,6 +8,7 @@ import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +57,19 @@ final class ClientLog implements RoutingListener {
     log.debug("call {} attempt {} on {} failed: {}; {}", e.callId(), e.attempt(), e.replicaId(),
         e.failure().getMessage(), e.willRetry() ? "retrying in " + e.backoff().toMillis() + " ms"
             : "giving up: " + e.whyNot());
+  }
+
+  @Override
+  public void onStreamResumption(StreamResumptionEvent e) {
+    switch (e.outcome()) {
+      case RESUMED -> log.info("{} stream from replica {} broke after {} characters; resumed on {} "
+          + "(resumption {})", e.operation(), e.replicaId(), e.charactersCarried(), e.resumedOn(),
+          e.resumption());
+      case FAILED -> log.info("{} stream from replica {} broke after {} characters; its "
+          + "continuation failed: {}", e.operation(), e.replicaId(), e.charactersCarried(), e.why());
+      case SKIPPED -> log.debug("{} stream from replica {} broke after {} characters; not "
+          + "resumed: {}", e.operation(), e.replicaId(), e.charactersCarried(), e.why());
+    }
   }
 
   @Override

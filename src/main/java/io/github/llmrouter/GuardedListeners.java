@@ -12,6 +12,7 @@ import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.HealthChangedEvent;
 import io.github.llmrouter.observe.HedgeEvent;
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.PanicEvent;
 import io.github.llmrouter.observe.RequestHeaders;
@@ -175,5 +176,10 @@ final class GuardedListeners implements RoutingListener {
   @Override
   public void onHedge(HedgeEvent event) {
     deliver("onHedge", event, RoutingListener::onHedge);
+  }
+
+  @Override
+  public void onStreamResumption(StreamResumptionEvent event) {
+    deliver("onStreamResumption", event, RoutingListener::onStreamResumption);
   }
 }

@@ -2,6 +2,7 @@ package io.github.llmrouter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.Usage;
 import io.github.llmrouter.internal.transport.Json;
@@ -107,6 +108,24 @@ class MicrometerEventsTest {
       publish(resolver, "r2", "r3");
       assertThat(replicasTagged()).containsExactly("r2", "r3");
     }
+  }
+
+  @Test
+  void everyBrokenStreamIsCountedByWhetherItWasResumed() {
+    LlmRouterMetrics metrics = LlmRouterMetrics.of(meters);
+    for (StreamResumptionEvent.Outcome o : StreamResumptionEvent.Outcome.values()) {
+      metrics.onStreamResumption(new StreamResumptionEvent("chat.stream", "m", "r0",
+          o == StreamResumptionEvent.Outcome.RESUMED ? "r1" : null, 1, 42, o,
+          o == StreamResumptionEvent.Outcome.RESUMED ? null : "why"));
+    }
+    metrics.onStreamResumption(new StreamResumptionEvent("chat.stream", "m", "r1", "r2", 2, 80,
+        StreamResumptionEvent.Outcome.RESUMED, null));
+    assertThat(meters.get("llm.router.stream.resumptions").tags("operation", "chat.stream",
+        "model", "m", "outcome", "resumed").counter().count()).isEqualTo(2);
+    assertThat(meters.get("llm.router.stream.resumptions").tag("outcome", "failed").counter()
+        .count()).isEqualTo(1);
+    assertThat(meters.get("llm.router.stream.resumptions").tag("outcome", "skipped").counter()
+        .count()).isEqualTo(1);
   }
 
   @Test

@@ -17,15 +17,20 @@ import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.StreamInterruptedException;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.internal.transport.Json;
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
+import io.github.llmrouter.testing.EventRecorder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okio.Buffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,7 +93,8 @@ class StreamResumptionTest {
       whole = read(s, new ArrayList<>());
     }
     cutter.faults().breakStreamAfter(1, cutAfter);
-    try (LlmClient client = client(cutter, other).build();
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = client(cutter, other).listener(events).build();
         ResponseStream<ChatChunk> stream = client.chatStream(story())) {
       List<ChatChunk> chunks = new ArrayList<>();
       String text = read(stream, chunks);
@@ -103,6 +109,15 @@ class StreamResumptionTest {
       assertThat(last.usage().totalTokens())
           .isEqualTo(last.usage().promptTokens() + last.usage().completionTokens());
       assertThat(last.usage().extra()).containsEntry("resumptions", 1);
+      int carried = chunks.subList(0, cutAfter).stream().mapToInt(c -> c.text().length()).sum();
+      assertThat(events.resumptions).singleElement().satisfies(e -> {
+        assertThat(e.replicaId()).isEqualTo("cutter");
+        assertThat(e.resumedOn()).isEqualTo("other");
+        assertThat(e.resumption()).isEqualTo(1);
+        assertThat(e.charactersCarried()).isEqualTo(carried);
+        assertThat(e.outcome()).isEqualTo(StreamResumptionEvent.Outcome.RESUMED);
+        assertThat(e.why()).isNull();
+      });
     }
   }
 
@@ -176,7 +191,8 @@ class StreamResumptionTest {
         + "[{\"index\":0,\"id\":\"t\",\"type\":\"function\",\"function\":{\"name\":\"f\","
         + "\"arguments\":\"{\\\"a\"}}]},\"finish_reason\":null}]}\n\n"));
     second.enqueue(sse(chunk("never") + finalChunk() + "data: [DONE]\n\n"));
-    try (LlmClient client = scripted(first, second).build();
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = scripted(first, second).listener(events).build();
         ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
             .message(ChatMessage.user("hi")).build())) {
       assertThatThrownBy(() -> read(stream, new ArrayList<>()))
@@ -184,6 +200,11 @@ class StreamResumptionTest {
       assertThat(stream.resumptions()).isZero();
     }
     assertThat(second.getRequestCount()).isZero();
+    assertThat(events.resumptions).singleElement().satisfies(e -> {
+      assertThat(e.outcome()).isEqualTo(StreamResumptionEvent.Outcome.SKIPPED);
+      assertThat(e.why()).isEqualTo("a tool call was under way");
+      assertThat(e.resumedOn()).isNull();
+    });
   }
 
   @ParameterizedTest
@@ -233,7 +254,8 @@ class StreamResumptionTest {
   void aContinuationThatFailsEndsTheStreamAndSaysWhy() throws Exception {
     first.enqueue(sse(chunk("a")));
     second.enqueue(Fixtures.status(400));
-    try (LlmClient client = scripted(first, second).build();
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = scripted(first, second).listener(events).build();
         ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
             .message(ChatMessage.user("hi")).build())) {
       assertThatThrownBy(() -> read(stream, new ArrayList<>()))
@@ -243,6 +265,11 @@ class StreamResumptionTest {
                 assertThat(s).hasMessageContaining("400"));
           });
     }
+    assertThat(events.resumptions).singleElement().satisfies(e -> {
+      assertThat(e.outcome()).isEqualTo(StreamResumptionEvent.Outcome.FAILED);
+      assertThat(e.charactersCarried()).isEqualTo(1);
+      assertThat(e.why()).contains("400");
+    });
   }
 
   @Test
@@ -288,6 +315,26 @@ class StreamResumptionTest {
         ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
             .message(ChatMessage.user("hi")).build())) {
       assertThat(read(stream, new ArrayList<>())).isEqualTo("ab");
+      assertThat(stream.resumptions()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aStreamCutInsideAnEventAndAMultiByteCharacterContinuesAfterTheLastWholeEvent()
+      throws Exception {
+    String next = chunk(" w\u00f6rld");
+    byte[] whole = (chunk("h\u00e9llo") + next).getBytes(StandardCharsets.UTF_8);
+    // Cut after the first of the two bytes of \u00f6, inside the second event.
+    int cut = chunk("h\u00e9llo").getBytes(StandardCharsets.UTF_8).length
+        + next.substring(0, next.indexOf('\u00f6')).getBytes(StandardCharsets.UTF_8).length + 1;
+    first.enqueue(new MockResponse.Builder().code(200)
+        .setHeader("Content-Type", "text/event-stream")
+        .body(new Buffer().write(whole, 0, cut)).build());
+    second.enqueue(sse(chunk(" w\u00f6rld") + finalChunk() + "data: [DONE]\n\n"));
+    try (LlmClient client = scripted(first, second).build();
+        ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
+            .message(ChatMessage.user("hi")).build())) {
+      assertThat(read(stream, new ArrayList<>())).isEqualTo("h\u00e9llo w\u00f6rld");
       assertThat(stream.resumptions()).isEqualTo(1);
     }
   }

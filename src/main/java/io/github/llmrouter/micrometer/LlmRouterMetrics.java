@@ -12,6 +12,7 @@ import io.github.llmrouter.observe.EjectionEvent;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.observe.FleetView;
 import io.github.llmrouter.observe.HedgeEvent;
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import io.github.llmrouter.observe.MembershipEvent;
 import io.github.llmrouter.observe.RoutedEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -28,8 +29,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The router's meters in a Micrometer {@link MeterRegistry}: calls, attempts, retries, failovers
- * and hedges by outcome and error type, latency and time to first token as timers with percentile
+ * The router's meters in a Micrometer {@link MeterRegistry}: calls, attempts, retries, failovers,
+ * hedges and stream resumptions by outcome and error type, latency and time to first token as timers with percentile
  * histograms, the prompt tokens the replicas served from their prefix caches beside those the
  * routing policy predicted, and the fleet's state as gauges (in-flight requests, circuit
  * breakers, load-report age, the replica count a queue-based autoscaler needs). A {@link
@@ -75,6 +76,7 @@ public final class LlmRouterMetrics implements RoutingListener {
   private final Map<ReasonKey, Counter> retries = new ConcurrentHashMap<>();
   private final Map<FailoverKey, Counter> failovers = new ConcurrentHashMap<>();
   private final Map<ReasonKey, Counter> hedges = new ConcurrentHashMap<>();
+  private final Map<ReasonKey, Counter> resumptions = new ConcurrentHashMap<>();
   /** Calls whose last attempt failed and will be retried: the failure's type, by call id. */
   private final Map<Long, String> retrying = new ConcurrentHashMap<>();
   private final Map<ModelKey, Tokens> tokens = new ConcurrentHashMap<>();
@@ -177,6 +179,17 @@ public final class LlmRouterMetrics implements RoutingListener {
         k -> Counter.builder("llm.router.hedges")
             .description("Calls that sent a hedge, by which attempt delivered first")
             .tags(common).tags("operation", k.operation, "model", k.model, "winner", k.reason)
+            .register(registry)).increment();
+  }
+
+  @Override
+  public void onStreamResumption(StreamResumptionEvent e) {
+    String outcome = e.outcome().name().toLowerCase(java.util.Locale.ROOT);
+    meter(resumptions, new ReasonKey(e.operation(), model(e.model()), outcome),
+        k -> Counter.builder("llm.router.stream.resumptions")
+            .description("Streams broken after their first chunk, by whether they were continued "
+                + "on another replica")
+            .tags(common).tags("operation", k.operation, "model", k.model, "outcome", k.reason)
             .register(registry)).increment();
   }
 

@@ -179,4 +179,13 @@ public interface RoutingListener {
    * @param event the event; never null
    */
   default void onHedge(HedgeEvent event) {}
+
+  /**
+   * A stream that may be continued broke after its first chunk: continued on another replica, or
+   * not (and why). Called on the thread reading the stream.
+   *
+   * @param event the event; never null
+   * @since 0.3.0
+   */
+  default void onStreamResumption(StreamResumptionEvent event) {}
 }

@@ -30,6 +30,8 @@ public final class EventRecorder implements RoutingListener {
   public final List<ResolverErrorEvent> resolverErrors = new CopyOnWriteArrayList<>();
   public final List<AttemptFailedEvent> failedAttempts = new CopyOnWriteArrayList<>();
   public final List<io.github.llmrouter.observe.HedgeEvent> hedges = new CopyOnWriteArrayList<>();
+  public final List<io.github.llmrouter.observe.StreamResumptionEvent> resumptions =
+      new CopyOnWriteArrayList<>();
   /** Every attempt's end, in the order they ended. */
   public final List<AttemptEndedEvent> ended = new CopyOnWriteArrayList<>();
   public final List<CallFinishedEvent> failedCalls = new CopyOnWriteArrayList<>();
@@ -93,6 +95,11 @@ public final class EventRecorder implements RoutingListener {
   @Override
   public void onHedge(io.github.llmrouter.observe.HedgeEvent e) {
     hedges.add(e);
+  }
+
+  @Override
+  public void onStreamResumption(io.github.llmrouter.observe.StreamResumptionEvent e) {
+    resumptions.add(e);
   }
 
   @Override

@@ -12,6 +12,8 @@ import io.github.llmrouter.api.StreamInterruptedException;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.Json;
 import io.github.llmrouter.internal.transport.Verdict;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.observe.StreamResumptionEvent;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -74,6 +76,8 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
   private final StringBuilder heldText = new StringBuilder();
   private boolean iterated;
   private volatile boolean closed;
+  /** Hears each break and what became of it (the client's log, at least). */
+  private final RoutingListener listener;
 
   ResumingStream(RequestDispatcher dispatcher, Endpoint<T> endpoint, RoutingRequest request,
       RawRequest original, Deadline deadline, int maxResumptions, ResponseStream<T> first) {
@@ -84,6 +88,7 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
     this.deadline = deadline;
     this.maxResumptions = maxResumptions;
     this.current = first;
+    this.listener = dispatcher.config.listener(); // a break is rare: always told
   }
 
   @Override
@@ -202,16 +207,22 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
       if (next == null) why = "its token limit is used up";
     }
     if (why == null && !dispatcher.budget.tryRetry()) why = "the retry budget is spent";
-    if (why != null) throw ended(broken);
+    String from = current.replicaId();
+    if (why != null) {
+      told(from, null, StreamResumptionEvent.Outcome.SKIPPED, why);
+      throw ended(broken);
+    }
     ResponseStream<T> continued;
     try {
       continued = dispatcher.continueStream(endpoint, request, requireNonNull(next), deadline,
-          current.replicaId());
+          from);
     } catch (LlmException failed) {
+      told(from, null, StreamResumptionEvent.Outcome.FAILED, failed.getMessage());
       LlmException end = ended(broken);
       end.addSuppressed(failed);
       throw end;
     }
+    told(from, continued.replicaId(), StreamResumptionEvent.Outcome.RESUMED, null);
     current.close();
     current = continued;
     chunks = continued.iterator();
@@ -222,6 +233,13 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
     heldText.setLength(0);
     echo = text.toString();
     if (closed) continued.close();
+  }
+
+  private void told(String from, @Nullable String to, StreamResumptionEvent.Outcome outcome,
+      @Nullable String why) {
+    if (listener == RoutingListener.NONE) return;
+    listener.onStreamResumption(new StreamResumptionEvent(endpoint.operation(), request.model(),
+        from, to, resumptions + 1, text.length(), outcome, why));
   }
 
   /** Why the stream that broke with {@code broken} is not to be continued, or null. */
