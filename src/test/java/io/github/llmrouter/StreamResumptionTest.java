@@ -238,7 +238,9 @@ class StreamResumptionTest {
   void pastTheLimitTheStreamEndsWithEverythingTheCallerRead() throws Exception {
     first.enqueue(sse(chunk("a") + chunk("b")));
     second.enqueue(sse(chunk("c")));
-    try (LlmClient client = scripted(first, second).maxStreamResumptions(1).build();
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = scripted(first, second).maxStreamResumptions(1).listener(events)
+        .build();
         ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
             .message(ChatMessage.user("hi")).build())) {
       assertThatThrownBy(() -> read(stream, new ArrayList<>()))
@@ -248,6 +250,25 @@ class StreamResumptionTest {
           });
       assertThat(stream.resumptions()).isEqualTo(1);
     }
+    assertThat(events.resumptions).extracting(e -> e.outcome() + " " + e.why())
+        .containsExactly("RESUMED null", "SKIPPED it was resumed 1 times");
+    assertThat(events.resumptions.get(1).resumption()).isEqualTo(2);
+    assertThat(events.resumptions.get(1).charactersCarried()).isEqualTo(3);
+  }
+
+  @Test
+  void aStreamWhoseTokenLimitIsUsedUpEndsAsItBroke() throws Exception {
+    first.enqueue(sse(chunk("a") + chunk("b")));
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = scripted(first, second).listener(events).build();
+        ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
+            .message(ChatMessage.user("hi")).maxTokens(2).build())) {
+      assertThatThrownBy(() -> read(stream, new ArrayList<>()))
+          .isInstanceOf(StreamInterruptedException.class);
+    }
+    assertThat(events.resumptions).singleElement().satisfies(e ->
+        assertThat(e.why()).isEqualTo("its token limit is used up"));
+    assertThat(second.getRequestCount()).isZero();
   }
 
   @Test
@@ -336,6 +357,33 @@ class StreamResumptionTest {
             .message(ChatMessage.user("hi")).build())) {
       assertThat(read(stream, new ArrayList<>())).isEqualTo("h\u00e9llo w\u00f6rld");
       assertThat(stream.resumptions()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aStreamThatGoesSilentPastItsIdleTimeoutContinuesElsewhere() {
+    EmulatedReplica frozen = EmulatedReplica.builder().id("frozen").instant()
+        .decodeInterval(Duration.ofMillis(20)).build().start();
+    emulated.add(frozen);
+    EmulatedReplica other = start("other");
+    String whole;
+    try (LlmClient reference = client(other).build();
+        ResponseStream<ChatChunk> s = reference.chatStream(story())) {
+      whole = read(s, new ArrayList<>());
+    }
+    try (LlmClient client = client(frozen, other).streamIdleTimeout(Duration.ofMillis(300))
+        .stallTimeout(Duration.ZERO).build();
+        ResponseStream<ChatChunk> stream = client.chatStream(story())) {
+      StringBuilder text = new StringBuilder();
+      java.util.Iterator<ChatChunk> chunks = stream.iterator();
+      for (int i = 0; i < 3 && chunks.hasNext(); i++) text.append(chunks.next().text());
+      frozen.freeze();
+      while (chunks.hasNext()) text.append(chunks.next().text());
+      assertThat(text.toString()).isEqualTo(whole);
+      assertThat(stream.resumptions()).isEqualTo(1);
+      assertThat(stream.replicaId()).isEqualTo("other");
+    } finally {
+      frozen.thaw();
     }
   }
 }
