@@ -169,6 +169,19 @@ class StreamResumptionTest {
   }
 
   @Test
+  void newTextThatBeginsLikeTheDeliveredTextIsNotTakenForARepetition() throws Exception {
+    // As llama.cpp continued a run of one character: more of it, then something else.
+    first.enqueue(sse(chunk("OOOOO") + chunk("OOOOO")));
+    second.enqueue(sse(chunk("OOOOOOO") + chunk("9O9") + finalChunk() + "data: [DONE]\n\n"));
+    try (LlmClient client = scripted(first, second).build();
+        ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
+            .message(ChatMessage.user("hi")).build())) {
+      assertThat(read(stream, new ArrayList<>())).isEqualTo("OOOOOOOOOOOOOOOOO9O9");
+      assertThat(stream.resumptions()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aCompletionContinuesFromItsPromptFollowedByTheTextDelivered() throws Exception {
     first.enqueue(sse(completionChunk("upon") + completionChunk(" a")));
     second.enqueue(sse(completionChunk(" time") + "data: [DONE]\n\n"));

@@ -145,8 +145,10 @@ public final class Replica {
   }
 
   /**
-   * The models this replica serves; empty means "whatever it is asked for". Informational in this
-   * version: routing does not filter on it yet.
+   * The models this replica serves; empty means "whatever it is asked for". A request for a model
+   * goes only to replicas that declare it or declare none (never to another, not even when no
+   * replica is eligible); a request for a model no replica may serve fails with {@code
+   * NoReplicaAvailableException} naming it.
    *
    * @return the model names; immutable, possibly empty
    */
@@ -261,7 +263,8 @@ public final class Replica {
     }
 
     /**
-     * Adds a model name this replica serves.
+     * Adds a model name this replica serves; requests for other models then never reach it (see
+     * {@link Replica#models()}).
      *
      * @param model the model; not null
      * @return this builder

@@ -633,8 +633,13 @@ final class AttemptLoop<R> {
       throw fail(new NoReplicaAvailableException("no replicas in the fleet (none appeared "
           + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
     }
+    ServedModels models = table.models;
+    if (models != null && !models.anyServes(request.model())) {
+      throw fail(new NoReplicaAvailableException("no replica serves model '" + request.model()
+          + "' (the fleet's replicas declare " + models.declared() + ")"));
+    }
     return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request,
-        dispatcher.keys);
+        dispatcher.keys, models);
   }
 
   /** The timeout for the next exchange: what is left of the call's deadline (0 = none). */

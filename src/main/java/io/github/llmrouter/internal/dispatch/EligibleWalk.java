@@ -30,6 +30,8 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   private final Eligibility eligibility;
   private final RoutingRequest request;
   private final KeyExtractor keys;
+  /** Which replicas serve the request's model; null when the fleet declares no models. */
+  private final @Nullable ServedModels models;
   private int[] deferred = EMPTY;
   private int deferredCount;
   private int deferredTaken;
@@ -49,13 +51,16 @@ final class EligibleWalk implements Eligibility.KeyFraction {
    * A walk over {@code ranking}.
    *
    * @param keys the policy's ring key, read only if a slow start asks for the key's fraction
+   * @param models which replicas serve which models (a replica that does not serve the request's
+   *     model is never picked, not even in panic); null when the fleet declares none
    */
   EligibleWalk(Ranking ranking, Eligibility eligibility, RoutingRequest request,
-      KeyExtractor keys) {
+      KeyExtractor keys, @Nullable ServedModels models) {
     this.ranking = ranking;
     this.eligibility = eligibility;
     this.request = request;
     this.keys = keys;
+    this.models = models;
   }
 
   /** The next replica to try, or null when none is left. */
@@ -63,6 +68,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
+        if (models != null && !models.serves(i, request.model())) continue;
         Eligibility.Standing standing = eligibility.admit(i, now, this);
         if (standing == Eligibility.Standing.ADMIT) {
           admittedAny = true;

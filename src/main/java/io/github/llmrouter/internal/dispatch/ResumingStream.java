@@ -155,8 +155,10 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
 
   /**
    * A continuation's chunk while it may be repeating the delivered text: held while its text
-   * matches that text, released as it came once it departs from it, released without the
-   * repetition once the whole of it was repeated.
+   * matches that text; released without the repetition once the whole of it was repeated;
+   * released as it came if it departs from it: new text that begins like the delivered text
+   * cannot be told from a repetition that is not exact (a run of one character continues with
+   * more of it), so only an exact repetition is removed.
    */
   private void compareEcho(T chunk) {
     String before = requireNonNull(echo);
@@ -209,7 +211,7 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
     if (why == null && !dispatcher.budget.tryRetry()) why = "the retry budget is spent";
     String from = current.replicaId();
     if (why != null) {
-      told(from, null, StreamResumptionEvent.Outcome.SKIPPED, why);
+      told(from, null, resumptions + 1, StreamResumptionEvent.Outcome.SKIPPED, why);
       throw ended(broken);
     }
     ResponseStream<T> continued;
@@ -217,12 +219,14 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
       continued = dispatcher.continueStream(endpoint, request, requireNonNull(next), deadline,
           from);
     } catch (LlmException failed) {
-      told(from, null, StreamResumptionEvent.Outcome.FAILED, failed.getMessage());
+      told(from, null, resumptions + 1, StreamResumptionEvent.Outcome.FAILED,
+          failed.getMessage());
       LlmException end = ended(broken);
       end.addSuppressed(failed);
       throw end;
     }
-    told(from, continued.replicaId(), StreamResumptionEvent.Outcome.RESUMED, null);
+    told(from, continued.replicaId(), resumptions + 1, StreamResumptionEvent.Outcome.RESUMED,
+        null);
     current.close();
     current = continued;
     chunks = continued.iterator();
@@ -235,11 +239,12 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
     if (closed) continued.close();
   }
 
-  private void told(String from, @Nullable String to, StreamResumptionEvent.Outcome outcome,
-      @Nullable String why) {
+  /** Tells the listeners what became of break number {@code resumption} of the stream. */
+  private void told(String from, @Nullable String to, int resumption,
+      StreamResumptionEvent.Outcome outcome, @Nullable String why) {
     if (listener == RoutingListener.NONE) return;
     listener.onStreamResumption(new StreamResumptionEvent(endpoint.operation(), request.model(),
-        from, to, resumptions + 1, text.length(), outcome, why));
+        from, to, resumption, text.length(), outcome, why));
   }
 
   /** Why the stream that broke with {@code broken} is not to be continued, or null. */

@@ -7,7 +7,7 @@ import io.github.llmrouter.routing.RoutingPolicy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One membership snapshot with its picker, load view and eligibility: replaced as a whole when
+ * One membership snapshot with its picker, load view, eligibility and served models: replaced as a whole when
  * membership changes, never mutated, so a request sees a consistent fleet for all its attempts.
  * Immutable (the objects it points to keep their own thread-safe state).
  */
@@ -17,6 +17,8 @@ final class RoutingTable {
   final @Nullable ReplicaPicker picker;
   /** Which replicas may take attempts: health, ejection, pauses, breakers, slow start. */
   final Eligibility eligibility;
+  /** Which replicas serve which models; null when no replica declares any. */
+  final @Nullable ServedModels models;
 
   private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
       Eligibility eligibility) {
@@ -24,6 +26,7 @@ final class RoutingTable {
     this.load = load;
     this.picker = picker;
     this.eligibility = eligibility;
+    this.models = ServedModels.of(replicas);
   }
 
   /** The first table, over a load view configured by the caller (staleness, ticker). */

@@ -268,7 +268,7 @@ class EligibleWalkTest {
   private static RoutingRequest declinedBelow(double share, Eligibility eligibility) {
     for (int i = 0; i < 100; i++) {
       RoutingRequest r = key(i);
-      if (new EligibleWalk(new InOrder(), eligibility, r, KEYS).get() >= share) return r;
+      if (new EligibleWalk(new InOrder(), eligibility, r, KEYS, null).get() >= share) return r;
     }
     throw new AssertionError("no key at or above " + share);
   }
@@ -491,7 +491,7 @@ class EligibleWalkTest {
     private @Nullable Pick last;
 
     Walk(Ranking ranking, Eligibility eligibility, RoutingRequest request, KeyExtractor keys) {
-      this.walk = new EligibleWalk(ranking, eligibility, request, keys);
+      this.walk = new EligibleWalk(ranking, eligibility, request, keys, null);
     }
 
     int next(long now) {
