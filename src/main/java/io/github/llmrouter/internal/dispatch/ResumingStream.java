@@ -202,6 +202,7 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
    * the caller read).
    */
   private void resume(LlmException broken) {
+    if (closed) throw ended(broken); // the caller let go: nothing to tell
     String why = whyNotResume(broken);
     RawRequest next = null;
     if (why == null) {
@@ -249,7 +250,6 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
 
   /** Why the stream that broke with {@code broken} is not to be continued, or null. */
   private @Nullable String whyNotResume(LlmException broken) {
-    if (closed) return "closed";
     if (resumptions >= maxResumptions) return "it was resumed " + resumptions + " times";
     if (broken.getCause() instanceof LlmException cause) {
       Verdict verdict = Verdict.of(cause);
