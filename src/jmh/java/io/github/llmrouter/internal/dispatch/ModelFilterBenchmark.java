@@ -1,0 +1,95 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.dispatch.CircuitBreakerPolicy;
+import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.load.LocalLoad;
+import io.github.llmrouter.observe.RoutingListener;
+import io.github.llmrouter.replica.OutlierDetection;
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.KeyExtractor;
+import io.github.llmrouter.routing.ReplicaPicker;
+import io.github.llmrouter.routing.RoutingPolicy;
+import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * One routing decision as a call makes it, past the policy: the default policy's ranking walked
+ * by {@link EligibleWalk} to the first eligible replica, on 64 replicas that declare no models
+ * ({@code none}) or one of 3 models each ({@code 3}, requests cycling over the models, so a walk
+ * skips the replicas of the other two). In this package because the walk is internal.
+ *
+ * <pre>
+ * mvn -B -q test-compile exec:exec@jmh -Djmh.args="ModelFilterBenchmark -f 2 -wi 5 -w 1s -i 5 -r 1s -prof gc"
+ * </pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@State(Scope.Thread)
+public class ModelFilterBenchmark {
+  private static final int REPLICAS = 64;
+  private static final int PROMPTS = 1024; // a power of two: the cursor wraps with a mask
+
+  /** How many models the replicas declare: none, or 3. */
+  @Param({"none", "3"})
+  public String models;
+
+  private RoutingRequest[] requests;
+  private ReplicaPicker picker;
+  private LocalLoad load;
+  private Eligibility eligibility;
+  private @Nullable ServedModels served;
+  private KeyExtractor keys;
+  private int cursor;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    boolean declared = models.equals("3");
+    List<Replica> list = new ArrayList<>();
+    for (int i = 0; i < REPLICAS; i++) {
+      Replica.Builder b = Replica.builder("http://10.0.0." + (i + 1) + ":8000");
+      if (declared) b.model("m" + (i % 3));
+      list.add(b.build());
+    }
+    ReplicaSet replicas = ReplicaSet.of(list);
+    RoutingPolicy policy = RoutingPolicy.defaultPolicy();
+    picker = policy.newPicker(replicas);
+    keys = policy::affinityKey;
+    load = LocalLoad.of(replicas, Ticker.system(), Duration.ofSeconds(3));
+    StatusTracker tracker = new StatusTracker(OutlierDetection.disabled(), Duration.ZERO,
+        Duration.ZERO, Ticker.system(), RoutingListener.NONE);
+    tracker.update(replicas, "benchmark");
+    eligibility = Eligibility.of(tracker, new ReplicaBreakers(CircuitBreakerPolicy.disabled(),
+        Ticker.system(), RoutingListener.NONE), Duration.ofMinutes(1), replicas);
+    served = ServedModels.of(replicas);
+    requests = new RoutingRequest[PROMPTS];
+    for (int p = 0; p < PROMPTS; p++) {
+      String model = declared ? "m" + (p % 3) : "m0";
+      requests[p] = RoutingRequest.of(model, "You are a helpful assistant. Question " + p
+          + ": how do caches and queues interact when a fleet of replicas serves chat traffic?");
+    }
+  }
+
+  @Benchmark
+  public int decide() {
+    RoutingRequest request = requests[cursor];
+    cursor = (cursor + 1) & (PROMPTS - 1);
+    Pick pick = new EligibleWalk(picker.rank(request, load), eligibility, request, keys, served)
+        .next(System.nanoTime());
+    return pick == null ? -1 : pick.index();
+  }
+}
