@@ -2,10 +2,12 @@ package io.github.llmrouter.internal.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.transport.LoadReportSink;
+import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -18,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fleet as the dispatcher sees it: the current {@link RoutingTable} (membership snapshot,
@@ -27,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  * read; membership updates are serialized.
  */
 public final class FleetState implements LoadReportSink {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetState.class);
   private final RoutingPolicy policy;
   private final FleetReadiness readiness;
   private final @Nullable AdmissionGate admission;
@@ -130,9 +135,18 @@ public final class FleetState implements LoadReportSink {
     if (sweeping.get() || !sweeping.compareAndSet(false, true)) return;
     long interval = statuses.sweepIntervalNanos();
     if (interval == 0) return;
+    RateLimitedLog failures = new RateLimitedLog(Ticker.system(), RateLimitedLog.MINUTE_NANOS);
+    Runnable sweep = () -> {
+      try {
+        statuses.sweep();
+      } catch (RuntimeException e) {
+        // A periodic task that throws is never run again: log it, and keep watching.
+        long held = failures.permit();
+        if (held >= 0) LOG.warn("stall watchdog sweep failed ({} more held back)", held, e);
+      }
+    };
     try {
-      scheduler.get().scheduleWithFixedDelay(statuses::sweep, interval, interval,
-          TimeUnit.NANOSECONDS);
+      scheduler.get().scheduleWithFixedDelay(sweep, interval, interval, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException closed) {
       // The client is closing: nothing left to watch.
     }
