@@ -301,6 +301,7 @@ class StreamResumptionTest {
     }
     assertThat(events.resumptions).singleElement().satisfies(e -> {
       assertThat(e.outcome()).isEqualTo(StreamResumptionEvent.Outcome.FAILED);
+      assertThat(e.resumption()).isEqualTo(1);
       assertThat(e.charactersCarried()).isEqualTo(1);
       assertThat(e.why()).contains("400");
     });
@@ -312,7 +313,9 @@ class StreamResumptionTest {
         .decodeInterval(Duration.ofMillis(100)).build().start();
     emulated.add(slow);
     EmulatedReplica other = start("other");
-    try (LlmClient client = client(slow, other).callTimeout(Duration.ofMillis(800)).build();
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = client(slow, other).callTimeout(Duration.ofMillis(800))
+        .listener(events).build();
         ResponseStream<ChatChunk> stream = client.chatStream(ChatRequest.builder("m")
             .message(ChatMessage.user("a long story")).maxTokens(100).build())) {
       assertThatThrownBy(() -> read(stream, new ArrayList<>()))
@@ -320,6 +323,8 @@ class StreamResumptionTest {
       assertThat(stream.resumptions()).isZero();
     }
     assertThat(other.stats().chatRequests()).isZero();
+    assertThat(events.resumptions).singleElement().satisfies(e ->
+        assertThat(e.why()).isEqualTo("the call deadline passed"));
   }
 
   private static String completionChunk(String text) {
