@@ -390,7 +390,7 @@ class StreamResumptionTest {
       whole = read(s, new ArrayList<>());
     }
     try (LlmClient client = client(frozen, other).streamIdleTimeout(Duration.ofMillis(300))
-        .stallTimeout(Duration.ZERO).build();
+        .build();
         ResponseStream<ChatChunk> stream = client.chatStream(story())) {
       StringBuilder text = new StringBuilder();
       java.util.Iterator<ChatChunk> chunks = stream.iterator();

@@ -116,17 +116,6 @@ final class AttemptLoop<R> {
             dispatcher.config.callTimeout().toNanos()), null);
   }
 
-  /**
-   * A blocking call under {@code deadline}, whose first attempt avoids {@code avoid} if another
-   * replica is left: the continuation of a stream that broke there.
-   */
-  AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
-      @Nullable CallTiming timing, Exchange<R> exchange, Deadline deadline,
-      @Nullable String avoid) {
-    this(dispatcher, endpoint, request, timing, exchange, true, new CompletableFuture<>(),
-        deadline, avoid);
-  }
-
   private AttemptLoop(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
       @Nullable CallTiming timing, Exchange<R> exchange, boolean blocking,
       CompletableFuture<R> result, Deadline deadline, @Nullable String avoid) {
@@ -163,8 +152,19 @@ final class AttemptLoop<R> {
         new CompletableFuture<>()).join();
   }
 
+  /**
+   * Runs a blocking call on this thread under {@code deadline}, its first attempt going to
+   * {@code avoid} only if no other replica is left: the continuation of a stream that broke there.
+   */
+  static <R> R run(RequestDispatcher dispatcher, Endpoint<?> endpoint, RoutingRequest request,
+      @Nullable CallTiming timing, Exchange<R> exchange, Deadline deadline,
+      @Nullable String avoid) {
+    return new AttemptLoop<R>(dispatcher, endpoint, request, timing, exchange, true,
+        new CompletableFuture<>(), deadline, avoid).join();
+  }
+
   /** Runs a blocking call on this thread. */
-  R join() {
+  private R join() {
     start();
     while (true) {
       Runnable step;

@@ -37,6 +37,7 @@ public final class FleetState implements LoadReportSink {
   private final @Nullable AdmissionGate admission;
   private final StatusTracker statuses;
   private final Supplier<ScheduledExecutorService> scheduler;
+  private final Ticker ticker;
   /** Whether the stall watchdog's sweep over attempts in flight runs (it starts on first need). */
   private final AtomicBoolean sweeping = new AtomicBoolean();
   private volatile RoutingTable table;
@@ -54,6 +55,7 @@ public final class FleetState implements LoadReportSink {
     this.policy = config.policy();
     this.statuses = statuses;
     this.scheduler = scheduler;
+    this.ticker = config.ticker();
     ReplicaSet none = ReplicaSet.empty();
     ReplicaBreakers breakers =
         new ReplicaBreakers(config.circuitBreaker(), config.ticker(), config.listener());
@@ -135,7 +137,7 @@ public final class FleetState implements LoadReportSink {
     if (sweeping.get() || !sweeping.compareAndSet(false, true)) return;
     long interval = statuses.sweepIntervalNanos();
     if (interval == 0) return;
-    RateLimitedLog failures = new RateLimitedLog(Ticker.system(), RateLimitedLog.MINUTE_NANOS);
+    RateLimitedLog failures = new RateLimitedLog(ticker, RateLimitedLog.MINUTE_NANOS);
     Runnable sweep = () -> {
       try {
         statuses.sweep();

@@ -181,12 +181,6 @@ public final class RequestDispatcher {
         ? new ResumingStream<>(this, endpoint, request, raw, deadline, limit, first) : first;
   }
 
-  /** A streaming call that is never continued: {@link #stream} with {@code resumable} false. */
-  public <T extends ApiObject & StreamChunk> ResponseStream<T> stream(Endpoint<T> endpoint,
-      RoutingRequest request, RawRequest raw) {
-    return stream(endpoint, request, raw, false);
-  }
-
   /**
    * The continuation of a broken stream: a call of its own, under the original call's deadline,
    * first to the best replica other than {@code broken} (unless that is the only one left).
@@ -198,10 +192,10 @@ public final class RequestDispatcher {
 
   private <T extends ApiObject & StreamChunk> ResponseStream<T> openStream(Endpoint<T> endpoint,
       RoutingRequest request, RawRequest raw, Deadline deadline, @Nullable String avoid) {
-    return new AttemptLoop<>(this, endpoint, request, timing(endpoint, raw),
+    return AttemptLoop.run(this, endpoint, request, timing(endpoint, raw),
         HttpExchange.blocking(transport, endpoint, raw,
             (attempt, call) -> transport.openStream(attempt.replica, call, endpoint, attempt)),
-        deadline, avoid).join();
+        deadline, avoid);
   }
 
   /**

@@ -206,8 +206,20 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
     String why = whyNotResume(broken);
     RawRequest next = null;
     if (why == null) {
-      next = StreamContinuation.of(endpoint, original, text.toString(), produced);
-      if (next == null) why = "its token limit is used up";
+      // Read only now that a stream broke: the body may hold a long prompt.
+      JsonNode body;
+      try {
+        body = Json.MAPPER.readTree(original.body());
+        why = StreamContinuation.whyNot(endpoint, body);
+      } catch (JacksonException e) {
+        body = null;
+        why = "the request is not JSON";
+      }
+      if (why == null) {
+        next = StreamContinuation.of(endpoint, original, (ObjectNode) requireNonNull(body),
+            text.toString(), produced);
+        if (next == null) why = "its token limit is used up";
+      }
     }
     if (why == null && !dispatcher.budget.tryRetry()) why = "the retry budget is spent";
     String from = current.replicaId();
@@ -248,7 +260,10 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
         from, to, resumption, text.length(), outcome, why));
   }
 
-  /** Why the stream that broke with {@code broken} is not to be continued, or null. */
+  /**
+   * Why the stream that broke with {@code broken} is not to be continued, as far as its state
+   * says (the request's own fields are read next), or null.
+   */
   private @Nullable String whyNotResume(LlmException broken) {
     if (resumptions >= maxResumptions) return "it was resumed " + resumptions + " times";
     if (broken.getCause() instanceof LlmException cause) {
@@ -258,13 +273,7 @@ final class ResumingStream<T extends ApiObject & StreamChunk> implements Respons
       if (verdict.blame() != Verdict.Blame.REPLICA) return "the replica rejected the request";
     }
     if (deadline.reachedBy(dispatcher.config.ticker().read())) return "the call deadline passed";
-    if (unsafe != null) return unsafe;
-    try {
-      JsonNode body = Json.MAPPER.readTree(original.body());
-      return StreamContinuation.whyNot(endpoint, body);
-    } catch (JacksonException e) {
-      return "the request is not JSON";
-    }
+    return unsafe;
   }
 
   /**

@@ -9,7 +9,6 @@ import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.Json;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -97,11 +96,11 @@ final class StreamContinuation {
    * The request that continues {@code original} after {@code delivered} (the text its caller
    * has read, {@code produced} tokens of it), or null if its token limit is used up.
    *
-   * @throws JacksonException if the original body is not JSON (never for a typed request)
+   * @param body the original's body, parsed, that {@link #whyNot(Endpoint, JsonNode)} accepted;
+   *     changed into the continuation's
    */
-  static @Nullable RawRequest of(Endpoint<?> endpoint, RawRequest original, String delivered,
-      int produced) {
-    ObjectNode body = (ObjectNode) Json.MAPPER.readTree(original.body());
+  static @Nullable RawRequest of(Endpoint<?> endpoint, RawRequest original, ObjectNode body,
+      String delivered, int produced) {
     for (String limit : TOKEN_LIMITS) {
       JsonNode max = body.get(limit);
       if (max == null || !max.isIntegralNumber()) continue;

@@ -309,7 +309,7 @@ class AttemptLoopTest {
         ChatRequest.builder("m").message(ChatMessage.user("hello")).build(), true);
 
     try (ResponseStream<ChatChunk> stream = dispatcher.stream(Endpoint.CHAT_STREAM, routing(),
-        streamBody)) {
+        streamBody, false)) {
       assertThat(fleet.inFlight("r0")).isEqualTo(1);
       for (ChatChunk ignored : stream) {
         // read to the end
@@ -332,7 +332,7 @@ class AttemptLoopTest {
 
     assertThatThrownBy(() -> dispatcher.call(Endpoint.CHAT, routing(), body()))
         .isExactlyInstanceOf(FleetSaturatedException.class);
-    assertThatThrownBy(() -> dispatcher.stream(Endpoint.CHAT_STREAM, routing(), streamBody))
+    assertThatThrownBy(() -> dispatcher.stream(Endpoint.CHAT_STREAM, routing(), streamBody, false))
         .isExactlyInstanceOf(FleetSaturatedException.class);
     CompletableFuture<ChatResponse> async = dispatcher.callAsync(Endpoint.CHAT, routing(), body());
     assertThat(async).isNotDone();

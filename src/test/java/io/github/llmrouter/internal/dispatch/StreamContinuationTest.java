@@ -83,7 +83,7 @@ class StreamContinuationTest {
   @Test
   void aChatContinuesWithTheDeliveredTextAsTheAssistantsFinalMessage() {
     RawRequest original = post(CHAT + ",\"max_tokens\":10,\"max_completion_tokens\":12}");
-    JsonNode body = body(StreamContinuation.of(Endpoint.CHAT_STREAM, original, "Hello", 3));
+    JsonNode body = body(continued(Endpoint.CHAT_STREAM, original, "Hello", 3));
     assertThat(body.path("max_tokens").asInt()).isEqualTo(7);
     assertThat(body.path("max_completion_tokens").asInt()).isEqualTo(9);
     assertThat(body.path("messages").get(1).path("role").asString()).isEqualTo("assistant");
@@ -96,22 +96,22 @@ class StreamContinuationTest {
   void aCallersOwnPrefillIsExtendedNotRepeated() {
     RawRequest original = post("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
         + "{\"role\":\"assistant\",\"content\":\"Sure: \"}],\"continue_final_message\":true}");
-    JsonNode body = body(StreamContinuation.of(Endpoint.CHAT_STREAM, original, "one", 1));
+    JsonNode body = body(continued(Endpoint.CHAT_STREAM, original, "one", 1));
     assertThat(body.path("messages").size()).isEqualTo(2);
     assertThat(body.path("messages").get(1).path("content").asString()).isEqualTo("Sure: one");
     RawRequest notContinuing = post("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
         + "{\"role\":\"assistant\",\"content\":\"Sure: \"}]}");
-    assertThat(body(StreamContinuation.of(Endpoint.CHAT_STREAM, notContinuing, "one", 1))
+    assertThat(body(continued(Endpoint.CHAT_STREAM, notContinuing, "one", 1))
         .path("messages").size()).as("a finished assistant turn stays as it was").isEqualTo(3);
   }
 
   @Test
   void nothingContinuesOnceTheTokenLimitIsUsedUp() {
-    assertThat(StreamContinuation.of(Endpoint.CHAT_STREAM, post(CHAT + ",\"max_tokens\":3}"),
+    assertThat(continued(Endpoint.CHAT_STREAM, post(CHAT + ",\"max_tokens\":3}"),
         "abc", 3)).isNull();
-    assertThat(StreamContinuation.of(Endpoint.CHAT_STREAM, post(CHAT + ",\"max_tokens\":4}"),
+    assertThat(continued(Endpoint.CHAT_STREAM, post(CHAT + ",\"max_tokens\":4}"),
         "abc", 3)).isNotNull();
-    assertThat(body(StreamContinuation.of(Endpoint.CHAT_STREAM, post(CHAT + "}"), "abc", 3))
+    assertThat(body(continued(Endpoint.CHAT_STREAM, post(CHAT + "}"), "abc", 3))
         .has("max_tokens")).as("no limit asked, none added").isFalse();
   }
 
@@ -120,7 +120,7 @@ class StreamContinuationTest {
     RawRequest original = RawRequest.post("/v1/completions",
         "{\"prompt\":\"Once \",\"max_tokens\":5}".getBytes(StandardCharsets.UTF_8))
         .hedgeable(false).build();
-    RawRequest next = StreamContinuation.of(Endpoint.COMPLETION_STREAM, original, "upon", 1);
+    RawRequest next = continued(Endpoint.COMPLETION_STREAM, original, "upon", 1);
     assertThat(next.path()).isEqualTo("/v1/completions");
     assertThat(next.hedgeable()).isFalse();
     JsonNode body = body(next);
@@ -144,5 +144,12 @@ class StreamContinuationTest {
   private static CompletionResponse completion(String choice) {
     return Json.MAPPER.readValue("{\"id\":\"c\",\"choices\":[" + choice + "]}",
         CompletionResponse.class);
+  }
+
+  private static RawRequest continued(Endpoint<?> endpoint, RawRequest original, String delivered,
+      int produced) {
+    return StreamContinuation.of(endpoint, original,
+        (tools.jackson.databind.node.ObjectNode) json(new String(original.body(),
+            StandardCharsets.UTF_8)), delivered, produced);
   }
 }
