@@ -23,6 +23,7 @@ import io.github.llmrouter.internal.load.FleetSnapshots;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.LoadScraper;
+import io.github.llmrouter.internal.transport.ModelDiscovery;
 import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.internal.transport.RequestScan;
 import io.github.llmrouter.load.Saturation;
@@ -124,8 +125,14 @@ public final class LlmClient implements FleetView, AutoCloseable {
     HealthProber prober = b.healthCheck == null ? null
         : new HealthProber(b.healthCheck, http, statuses, b.ticker, scheduler,
             System.nanoTime());
-    this.membership = new Membership(resolver, fleet, statuses, prober, scheduler, b.ticker,
-        listener);
+    ModelDiscovery discovery = null;
+    if (!b.modelDiscoveryInterval.isZero()) {
+      discovery = new ModelDiscovery(http, b.apiKey, b.modelDiscoveryInterval, b.ticker,
+          scheduler, fleet, System.nanoTime());
+      fleet.listModels(discovery::relistAll);
+    }
+    this.membership = new Membership(resolver, fleet, statuses, prober, discovery, scheduler,
+        b.ticker, listener);
     this.scraper = !b.loadMonitoring.scraping() ? null
         : new LoadScraper(http, b.apiKey, b.loadMonitoring, b.ticker, fleet::replicas, fleet);
     if (scraper != null) scraper.start();

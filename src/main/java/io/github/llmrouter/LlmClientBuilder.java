@@ -51,6 +51,12 @@ public final class LlmClientBuilder {
    * @since 0.3.0
    */
   public static final int DEFAULT_MAX_STREAM_RESUMPTIONS = 2;
+  /**
+   * Default interval at which each replica is asked which models it serves: 30 s.
+   *
+   * @since 0.3.0
+   */
+  public static final Duration DEFAULT_MODEL_DISCOVERY_INTERVAL = Duration.ofSeconds(30);
   /** Default deadline of a whole call, across attempts: 10 min. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMinutes(10);
   /** Default concurrent requests, in total and per replica: {@value}. */
@@ -70,6 +76,7 @@ public final class LlmClientBuilder {
   Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
   Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+  Duration modelDiscoveryInterval = DEFAULT_MODEL_DISCOVERY_INTERVAL;
   int maxStreamResumptions = DEFAULT_MAX_STREAM_RESUMPTIONS;
   int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
   @Nullable String apiKey;
@@ -226,6 +233,35 @@ public final class LlmClientBuilder {
    */
   public LlmClientBuilder maxStreamResumptions(int maxStreamResumptions) {
     this.maxStreamResumptions = maxStreamResumptions;
+    return this;
+  }
+
+  /**
+   * How often each replica that declares no models ({@link Replica.Builder#model}) is asked which
+   * models it serves ({@code GET /v1/models}, which vLLM, SGLang, TGI and llama.cpp's server
+   * answer), in [1 s, 1 h], or {@link Duration#ZERO} to never ask; default 30 s. A replica is
+   * asked as soon as it joins, again at this interval (±20%), after a failed listing within 0.5 s
+   * (doubling up to the interval), and every replica at once after an answer that says a model is
+   * unknown (at most once a second). Each listing has 2 s to answer, off the request path.
+   *
+   * <p>A request for a model that some replica declares or lists then goes only to those
+   * replicas, so a server that answers any model with its own (llama.cpp's does) never answers
+   * for another model. A request for a model no replica declares or lists goes to the replicas
+   * that declare nothing, whose servers decide (vLLM answers 404; llama.cpp, listing its model
+   * file's path, answers with its model), so a single-model fleet addressed by any name works as
+   * before. A replica whose listing fails keeps its last good one; one never listed takes no
+   * request for a model another lists. Until every replica has been listed once (at start-up,
+   * after scaling from zero) a call that names a model waits for the first listings, and later a
+   * call for a model nobody lists waits for those of replicas that joined (at most twice their 2 s
+   * timeout; a replica that refuses them is listed as serving nothing, at once).
+   *
+   * @param modelDiscoveryInterval the interval; not null
+   * @return this builder
+   * @since 0.3.0
+   */
+  public LlmClientBuilder modelDiscoveryInterval(Duration modelDiscoveryInterval) {
+    this.modelDiscoveryInterval =
+        requireNonNull(modelDiscoveryInterval, "modelDiscoveryInterval");
     return this;
   }
 
@@ -471,6 +507,12 @@ public final class LlmClientBuilder {
     checkDuration("streamIdleTimeout", streamIdleTimeout, false, Duration.ofHours(1), "(0, 1 h]");
     checkDuration("stallTimeout", stallTimeout, true, Duration.ofMinutes(10), "[0, 10 min]");
     checkDuration("callTimeout", callTimeout, true, Duration.ofHours(24), "[0, 24 h]");
+    Duration discovery = modelDiscoveryInterval;
+    if (!discovery.isZero() && (discovery.compareTo(Duration.ofSeconds(1)) < 0
+        || discovery.compareTo(Duration.ofHours(1)) > 0)) {
+      throw new IllegalArgumentException(
+          "modelDiscoveryInterval must be 0 or in [1 s, 1 h], got " + discovery);
+    }
     if (maxStreamResumptions < 0 || maxStreamResumptions > 10) {
       throw new IllegalArgumentException("maxStreamResumptions must be in [0, 10], got "
           + maxStreamResumptions);

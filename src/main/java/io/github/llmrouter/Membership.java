@@ -6,6 +6,7 @@ import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.dispatch.FleetState;
 import io.github.llmrouter.internal.health.HealthProber;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.transport.ModelDiscovery;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.observe.ResolverErrorEvent;
 import io.github.llmrouter.observe.RoutingListener;
@@ -20,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Connects a {@link ReplicaResolver} to the client: every snapshot it publishes goes to the status
- * tracker (membership events, slow start), the fleet (a new routing table) and the health prober
- * (probes for new replicas), in that order and one snapshot at a time. Thread-safe.
+ * tracker (membership events, slow start), the fleet (a new routing table), the health prober
+ * (probes for new replicas) and model discovery (listings for new replicas), in that order and one
+ * snapshot at a time. Owns the prober and the discovery: closing it closes them. Thread-safe.
  */
 final class Membership implements ReplicaResolver.Context, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Membership.class);
@@ -30,6 +32,7 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
   private final FleetState fleet;
   private final StatusTracker statuses;
   private final @Nullable HealthProber prober;
+  private final @Nullable ModelDiscovery discovery;
   private final Supplier<ScheduledExecutorService> scheduler;
   private final Ticker ticker;
   private final RoutingListener listener;
@@ -41,15 +44,17 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
 
   /**
    * @param prober the active health checks, or null if there are none
+   * @param discovery asks replicas which models they serve, or null if they are not asked
    * @param listener receives resolver errors; must not throw
    */
   Membership(ReplicaResolver resolver, FleetState fleet, StatusTracker statuses,
-      @Nullable HealthProber prober, Supplier<ScheduledExecutorService> scheduler, Ticker ticker,
-      RoutingListener listener) {
+      @Nullable HealthProber prober, @Nullable ModelDiscovery discovery,
+      Supplier<ScheduledExecutorService> scheduler, Ticker ticker, RoutingListener listener) {
     this.resolver = resolver;
     this.fleet = fleet;
     this.statuses = statuses;
     this.prober = prober;
+    this.discovery = discovery;
     this.scheduler = scheduler;
     this.ticker = ticker;
     this.listener = listener;
@@ -73,6 +78,7 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
     statuses.update(replicas, resolver.name());
     fleet.update(replicas);
     if (prober != null) prober.update(replicas);
+    if (discovery != null) discovery.update(replicas);
   }
 
   @Override
@@ -111,5 +117,6 @@ final class Membership implements ReplicaResolver.Context, AutoCloseable {
       log.warn("{} failed to close", resolver.name(), e);
     }
     if (prober != null) prober.close();
+    if (discovery != null) discovery.close();
   }
 }

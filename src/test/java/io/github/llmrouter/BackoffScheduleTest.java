@@ -60,7 +60,8 @@ class BackoffScheduleTest {
 
   private LlmClient client(RetryPolicy retry) {
     return LlmClient.builder().replicas(replica.url()).retryPolicy(retry).ticker(ticker)
-        .listener(listener).loadMonitoring(LoadMonitoring.disabled()).build();
+        .listener(listener).loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO).build();
   }
 
   private static Duration ms(long millis) {

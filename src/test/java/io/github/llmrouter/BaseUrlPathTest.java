@@ -86,7 +86,7 @@ class BaseUrlPathTest {
         .isEqualTo("http://gw:8080/metrics");
     assertThat(Replica.of("http://gw:8080/v1").id()).isEqualTo("gw:8080");
     try (LlmClient client = LlmClient.builder().replicas(List.of(a, b))
-        .loadMonitoring(LoadMonitoring.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO).build()) {
       assertThat(client.replicas()).hasSize(2);
     }
   }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.load.LoadMonitoring;
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +48,8 @@ class ConcurrencyLimitTest {
       });
       server.start(InetAddress.getLoopbackAddress(), 0);
       try (LlmClient client = LlmClient.builder().replicas(server.url("/").toString())
-          .maxConcurrentRequests(limit).loadMonitoring(LoadMonitoring.disabled()).build()) {
+          .maxConcurrentRequests(limit).loadMonitoring(LoadMonitoring.disabled())
+          .modelDiscoveryInterval(Duration.ZERO).build()) {
         List<CompletableFuture<ChatResponse>> futures = new ArrayList<>();
         for (int i = 0; i < calls; i++) futures.add(client.chatAsync(chat("call " + i)));
         for (CompletableFuture<ChatResponse> f : futures) {

@@ -81,7 +81,8 @@ class EchoedSecretsTest {
       Replica replica = Replica.builder(server.url("/v1").toString())
           .header("X-Tenant-Token", HEADER_SECRET).build();
       try (LlmClient client = LlmClient.builder().replica(replica).apiKey(KEY)
-          .loadMonitoring(LoadMonitoring.disabled()).listener(events)
+          .loadMonitoring(LoadMonitoring.disabled())
+          .modelDiscoveryInterval(Duration.ZERO).listener(events)
           .outlierDetection(OutlierDetection.disabled())
           .circuitBreaker(CircuitBreakerPolicy.disabled())
           .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ZERO)

@@ -70,6 +70,7 @@ class FailoverTest {
     // The ranks are PrefixHash's ring walk: failover to the key's next ring neighbour.
     return LlmClient.builder().replicas(replicas).retryPolicy(retry).listener(events)
         .routingPolicy(RoutingPolicy.prefixHash()).loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO)
         .firstByteTimeout(Duration.ofSeconds(5)).build();
   }
 
@@ -221,7 +222,8 @@ class FailoverTest {
     int calls = 40;
     List<Integer> attemptsPerCall = new ArrayList<>();
     try (LlmClient client = LlmClient.builder().replicas(replicas).retryPolicy(retry)
-        .listener(events).ticker(frozen).loadMonitoring(LoadMonitoring.disabled()).build()) {
+        .listener(events).ticker(frozen).loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO).build()) {
       for (int i = 0; i < calls; i++) {
         try {
           client.chat(chat("storm " + i));

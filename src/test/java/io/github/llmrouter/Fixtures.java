@@ -63,13 +63,14 @@ final class Fixtures {
 
   /**
    * A client of scripted replicas, each started on loopback: round robin from the first, so the
-   * order of attempts is obvious; retries at once; no load reports (every exchange is scripted).
+   * order of attempts is obvious; retries at once; no load reports and no model listings (every
+   * exchange is scripted).
    */
   static LlmClientBuilder scripted(MockWebServer... servers) throws IOException {
     LlmClientBuilder b = LlmClient.builder().routingPolicy(RoutingPolicy.roundRobin())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
             .maxBackoff(Duration.ZERO).build())
-        .loadMonitoring(LoadMonitoring.disabled());
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO);
     for (MockWebServer s : servers) {
       s.start(InetAddress.getLoopbackAddress(), 0);
       b.replicas(s.url("/").toString());

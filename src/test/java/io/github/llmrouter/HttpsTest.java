@@ -119,7 +119,7 @@ class HttpsTest {
     try (LlmClient client = LlmClient.builder().replicas(server.url("/").toString())
         .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO).maxBackoff(Duration.ZERO)
             .build())
-        .loadMonitoring(LoadMonitoring.disabled()).build()) {
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO).build()) {
       assertThatThrownBy(() -> client.chat(chat("to whom?")))
           .isInstanceOfSatisfying(RetriesExhaustedException.class, e ->
               assertThat(e.attempts()).hasSize(3).allSatisfy(a -> {

@@ -121,7 +121,7 @@ class LangChain4jAdapterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.start(InetAddress.getLoopbackAddress(), 0);
       try (LlmClient router = LlmClient.builder().replicas(server.url("/").toString())
-          .loadMonitoring(LoadMonitoring.disabled())
+          .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
           .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
         OpenAiChatModel model = chatModel(router, key);
         int[] statuses = {400, 401, 404, 429, 500, 503};
@@ -156,7 +156,7 @@ class LangChain4jAdapterTest {
     }
     // No replica to reach: LangChain4j's own exception, the router's inside.
     try (LlmClient router = LlmClient.builder().replicas(Fixtures.closedPortUrl())
-        .loadMonitoring(LoadMonitoring.disabled())
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
         .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
       assertThatThrownBy(() -> chatModel(router, "k").chat(turn(1)))
           .isInstanceOf(LangChain4jException.class)

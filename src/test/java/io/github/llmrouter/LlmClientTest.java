@@ -14,6 +14,7 @@ import io.github.llmrouter.api.CompletionResponse;
 import io.github.llmrouter.api.EmbeddingRequest;
 import io.github.llmrouter.api.EmbeddingResponse;
 import io.github.llmrouter.internal.transport.Json;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,8 @@ class LlmClientTest {
   void start() throws Exception {
     server.start(java.net.InetAddress.getLoopbackAddress(), 0);
     client = LlmClient.builder().replicas(server.url("/").toString()).apiKey("sk-test-secret")
-        .loadMonitoring(LoadMonitoring.disabled()).build(); // every exchange is scripted
+        .loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO).build(); // every exchange is scripted
   }
 
   @AfterEach
@@ -137,7 +139,7 @@ class LlmClientTest {
   @Test
   void replicaUrlMayEndInV1() throws Exception {
     LlmClient other = LlmClient.builder().replicas(server.url("/v1").toString())
-        .loadMonitoring(LoadMonitoring.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO).build();
     try {
       server.enqueue(ok(CHAT_JSON));
       other.chat(chat("x"));
@@ -174,7 +176,8 @@ class LlmClientTest {
     okhttp3.OkHttpClient shared = new okhttp3.OkHttpClient();
     server.enqueue(ok(CHAT_JSON));
     try (LlmClient sharing = LlmClient.builder().replicas(server.url("/").toString())
-        .okHttpClient(shared).loadMonitoring(LoadMonitoring.disabled()).build()) {
+        .okHttpClient(shared).loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO).build()) {
       sharing.chat(chat("hi"));
     }
     assertThat(shared.connectionPool().connectionCount()).isEqualTo(1);

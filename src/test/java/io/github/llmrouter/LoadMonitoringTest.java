@@ -91,7 +91,8 @@ class LoadMonitoringTest {
   private LlmClient client(int n, LoadMonitoring reporting, Admission admission) throws Exception {
     for (int i = 0; i < n; i++) replicas.add(new Scripted());
     LlmClientBuilder b = LlmClient.builder().ticker(now::get).loadMonitoring(reporting)
-        .admission(admission).routingPolicy(PrefixHash.builder().build());
+        .admission(admission).routingPolicy(PrefixHash.builder().build())
+        .modelDiscoveryInterval(Duration.ZERO); // every exchange is scripted
     for (Scripted s : replicas) b.replicas(s.url());
     client = b.build();
     return client;

@@ -94,7 +94,7 @@ class OpenAiAdapterTest {
     try (EmulatedReplica a = EmulatedReplica.builder().id("a").instant().build().start();
         EmulatedReplica b = EmulatedReplica.builder().id("b").instant().build().start();
         LlmClient router = LlmClient.builder().replicas(a.baseUrl(), b.baseUrl())
-            .loadMonitoring(LoadMonitoring.disabled())
+            .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
             .retryPolicy(RetryPolicy.builder().initialBackoff(Duration.ZERO)
                 .maxBackoff(Duration.ZERO).build())
             .listener(events).build()) {
@@ -161,7 +161,7 @@ class OpenAiAdapterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.start(InetAddress.getLoopbackAddress(), 0);
       try (LlmClient router = LlmClient.builder().replicas(server.url("/").toString())
-              .loadMonitoring(LoadMonitoring.disabled())
+              .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
               .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
         OpenAIClient openai = LlmRouterOpenAI.client(router, o -> o.apiKey(key));
         int[] statuses = {400, 401, 404, 429, 500, 503};
@@ -191,7 +191,7 @@ class OpenAiAdapterTest {
     }
     // No replica to reach: an I/O failure, with the router's exception inside.
     try (LlmClient router = LlmClient.builder().replicas(Fixtures.closedPortUrl())
-            .loadMonitoring(LoadMonitoring.disabled())
+            .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
             .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
       OpenAIClient openai = LlmRouterOpenAI.client(router);
       assertThatThrownBy(() -> openai.chat().completions().create(turn(1).build()))
@@ -212,7 +212,8 @@ class OpenAiAdapterTest {
               + "\"input_tokens_details\":{\"cached_tokens\":24},"
               + "\"output_tokens_details\":{\"reasoning_tokens\":0}}}").build());
       try (LlmClient router = LlmClient.builder().replicas(server.url("/").toString())
-          .loadMonitoring(LoadMonitoring.disabled()).listener(events).build()) {
+          .loadMonitoring(LoadMonitoring.disabled())
+          .modelDiscoveryInterval(Duration.ZERO).listener(events).build()) {
         OpenAIClient openai = LlmRouterOpenAI.client(router);
         Response response = openai.responses().create(ResponseCreateParams.builder()
             .model("m").instructions("be brief").input("hello").build());

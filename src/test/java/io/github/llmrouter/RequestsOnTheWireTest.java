@@ -63,6 +63,9 @@ class RequestsOnTheWireTest {
               .body("vllm:num_requests_waiting{model_name=\"m\"} 2\n").build();
         }
         if (path.endsWith("/health")) return new MockResponse.Builder().code(200).build();
+        if (path.endsWith("/v1/models")) {
+          return ok("{\"object\":\"list\",\"data\":[{\"id\":\"m\"},{\"id\":\"e\"}]}");
+        }
         if (path.endsWith("/embeddings")) return ok(EMBEDDING_JSON);
         boolean stream = "text/event-stream".equals(request.getHeaders().get("Accept"));
         if (path.endsWith("/chat/completions")) {
@@ -141,7 +144,8 @@ class RequestsOnTheWireTest {
     assertThat(recorded).as("nothing but these paths: no /v1/v1, no lost prefix")
         .allSatisfy(r -> assertThat(r.getUrl().encodedPath()).isIn(
             prefix + "/v1/chat/completions", prefix + "/v1/completions",
-            prefix + "/v1/embeddings", prefix + "/metrics", prefix + "/health"));
+            prefix + "/v1/embeddings", prefix + "/metrics", prefix + "/health",
+            prefix + "/v1/models"));
 
     for (RecordedRequest r : recorded) {
       assertThat(r.getHeaders().get("X-Tenant")).as("replica header on %s", r.getUrl())
@@ -157,6 +161,10 @@ class RequestsOnTheWireTest {
       assertThat(r.getMethod()).isEqualTo("GET");
       assertThat(r.getHeaders().get("Authorization")).isEqualTo("Bearer sk-wire");
       assertThat(r.getHeaders().get("Accept")).startsWith("text/plain");
+    });
+    assertThat(on(prefix + "/v1/models")).as("the model listing").isNotEmpty().allSatisfy(r -> {
+      assertThat(r.getMethod()).isEqualTo("GET");
+      assertThat(r.getHeaders().get("Authorization")).isEqualTo("Bearer sk-wire");
     });
     assertThat(on(prefix + "/health")).allSatisfy(r -> {
       assertThat(r.getMethod()).isEqualTo("GET");

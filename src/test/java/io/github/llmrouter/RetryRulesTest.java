@@ -57,7 +57,7 @@ class RetryRulesTest {
 
   private LlmClientBuilder client(MockWebServer... fleet) {
     LlmClientBuilder b = LlmClient.builder().retryPolicy(FAST).listener(events)
-        .loadMonitoring(LoadMonitoring.disabled());
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO);
     for (MockWebServer s : fleet) b.replicas(s.url("/").toString());
     return b;
   }

@@ -69,7 +69,7 @@ class RoutingByModelTest {
     try (LlmClient client = LlmClient.builder().replicas(fleet).build()) {
       assertThatThrownBy(() -> client.chat(ask("gamma", 0)))
           .isInstanceOf(NoReplicaAvailableException.class)
-          .hasMessage("no replica serves model 'gamma' (the fleet's replicas declare alpha, beta)");
+          .hasMessage("no replica serves model 'gamma' (the fleet's replicas serve alpha, beta)");
     }
     assertThat(servers).allSatisfy(s -> assertThat(s.stats().chatRequests()).isZero());
   }

@@ -60,7 +60,8 @@ class RoutingFeedbackTest {
             routed.add(event);
           }
         })
-        .loadMonitoring(LoadMonitoring.disabled()) // every exchange is scripted
+        .loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO) // every exchange is scripted
         .build();
   }
 

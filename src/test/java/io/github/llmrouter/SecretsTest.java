@@ -37,7 +37,7 @@ class SecretsTest {
       Replica replica = Replica.builder(server.url("/").toString())
           .header("X-Tenant-Token", HEADER_SECRET).build();
       LlmClientBuilder builder = LlmClient.builder().replica(replica).apiKey(KEY)
-          .loadMonitoring(LoadMonitoring.disabled())
+          .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
           .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ZERO)
               .maxBackoff(Duration.ZERO).build())
           .listener(new RoutingListener() {

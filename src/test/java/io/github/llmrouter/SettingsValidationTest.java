@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.replica.Replica;
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -68,7 +69,8 @@ class SettingsValidationTest {
       server.enqueue(ok(CHAT_JSON));
       try (LlmClient client = LlmClient.builder().replicas(server.url("/").toString())
           .apiKey(System.getenv("LLM_ROUTER_SURELY_UNSET_VARIABLE"))
-          .loadMonitoring(LoadMonitoring.disabled()).build()) {
+          .loadMonitoring(LoadMonitoring.disabled())
+          .modelDiscoveryInterval(Duration.ZERO).build()) {
         assertThat(client.toString()).contains("apiKey=none");
         client.chat(chat("hi"));
       }
@@ -104,7 +106,7 @@ class SettingsValidationTest {
   @Test
   void aClosedClientFailsCallsWithAnLlmExceptionAndAsyncCallsWithAFailedFuture() {
     LlmClient client = LlmClient.builder().replicas("http://127.0.0.1:1")
-        .loadMonitoring(LoadMonitoring.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO).build();
     client.close();
 
     assertThatThrownBy(() -> client.chat(chat("x"))).isInstanceOf(LlmException.class)

@@ -42,7 +42,7 @@ class StaleConnectionTest {
 
   private LlmClient client(List<Replica> replicas) {
     return LlmClient.builder().replicas(replicas).listener(events)
-        .loadMonitoring(LoadMonitoring.disabled()).build();
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO).build();
   }
 
   private static ChatRequest chat(int i) {
@@ -101,7 +101,7 @@ class StaleConnectionTest {
     Replica replica = start(EmulatedReplica.builder().id("resets"));
     servers.get(0).faults().resetNext(10);
     try (LlmClient client = LlmClient.builder().replica(replica).listener(events)
-        .loadMonitoring(LoadMonitoring.disabled())
+        .loadMonitoring(LoadMonitoring.disabled()).modelDiscoveryInterval(Duration.ZERO)
         .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ZERO)
             .maxBackoff(Duration.ZERO).build()).build()) {
       assertThatThrownBy(() -> client.chat(chat(0)))

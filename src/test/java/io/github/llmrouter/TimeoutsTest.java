@@ -80,7 +80,8 @@ class TimeoutsTest {
 
   private LlmClientBuilder client() {
     return LlmClient.builder().replicas(server.url("/").toString()).retryPolicy(NO_BACKOFF)
-        .loadMonitoring(LoadMonitoring.disabled()).listener(events);
+        .loadMonitoring(LoadMonitoring.disabled())
+        .modelDiscoveryInterval(Duration.ZERO).listener(events);
   }
 
   @Test

@@ -33,7 +33,10 @@ final class EmulatedEngine {
 
   /** Set once at start when it defaults to the port; volatile so handler threads see it. */
   volatile String id;
-  final List<String> models;
+  /** Replaced whole when the replica is told to serve other models. */
+  volatile List<String> models;
+  /** Whether a request for a model not in {@link #models} is answered 404, as vLLM does. */
+  final boolean rejectsUnknownModels;
   final EmulatedPrefixCache cache;
   final int defaultMaxTokens;
   private final long baseNanos;
@@ -60,12 +63,13 @@ final class EmulatedEngine {
   private final LongAdder admitted = new LongAdder();
   private final EmulatedReplica.Metrics metrics;
 
-  EmulatedEngine(String id, List<String> models, int blockChars, int cacheBlocks, int maxRunning,
-      long baseNanos, long prefillNanosPerChar, long decodeNanos, int defaultMaxTokens,
-      EmulatedReplica.Metrics metrics) {
+  EmulatedEngine(String id, List<String> models, boolean rejectsUnknownModels, int blockChars,
+      int cacheBlocks, int maxRunning, long baseNanos, long prefillNanosPerChar, long decodeNanos,
+      int defaultMaxTokens, EmulatedReplica.Metrics metrics) {
     this.id = id;
     this.metrics = metrics;
     this.models = models;
+    this.rejectsUnknownModels = rejectsUnknownModels;
     this.cache = new EmulatedPrefixCache(blockChars, cacheBlocks);
     this.slots = new Semaphore(maxRunning, true); // fair: waiting requests are served FIFO
     this.baseNanos = baseNanos;

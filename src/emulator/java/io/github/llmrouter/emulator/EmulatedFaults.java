@@ -40,6 +40,7 @@ public final class EmulatedFaults {
   private final Deque<Step> script = new ArrayDeque<>(); // guarded by this
   private final Deque<Step> streamBreaks = new ArrayDeque<>(); // guarded by this
   private volatile int healthStatus = DEFAULT_HEALTH_STATUS;
+  private volatile int modelsStatus = 200;
   private final AtomicLong injected = new AtomicLong();
   // Random faults, guarded by this: the rates and the generator they are drawn from.
   private double failRate;
@@ -199,6 +200,7 @@ public final class EmulatedFaults {
       hangRate = 0;
     }
     healthStatus = DEFAULT_HEALTH_STATUS;
+    modelsStatus = 200;
     return this;
   }
 
@@ -217,6 +219,24 @@ public final class EmulatedFaults {
 
   int currentHealthStatus() {
     return healthStatus;
+  }
+
+  /**
+   * What {@code GET /v1/models} answers from now on (not counted down): 200 with the model list,
+   * or this status with an error body.
+   *
+   * @param status an HTTP status in [200, 599]
+   */
+  public EmulatedFaults modelsStatus(int status) {
+    if (status < 200 || status > 599) {
+      throw new IllegalArgumentException("models status must be in [200, 599], got " + status);
+    }
+    modelsStatus = status;
+    return this;
+  }
+
+  int currentModelsStatus() {
+    return modelsStatus;
   }
 
   /** Takes the next step of the main script, else a random fault if one is drawn, else null. */

@@ -73,7 +73,10 @@ final class EmulatedHandler implements HttpHandler {
       case "/v1/embeddings" -> post(ex, method, Api.EMBEDDINGS);
       case "/v1/models" -> {
         engine.modelsRequests.increment();
-        if (get(ex, method)) models(ex);
+        if (!get(ex, method)) return;
+        int status = faults.currentModelsStatus();
+        if (status == 200) models(ex);
+        else sendError(ex, status, "emulated failure " + status, null);
       }
       case "/health" -> {
         engine.healthRequests.increment();
@@ -139,8 +142,13 @@ final class EmulatedHandler implements HttpHandler {
       if (request == null || !request.isObject()) {
         throw new BadRequest("request body must be a JSON object");
       }
+      List<String> served = engine.models;
       String model = request.path("model").isString()
-          ? request.path("model").stringValue() : engine.models.get(0);
+          ? request.path("model").stringValue() : served.get(0);
+      if (engine.rejectsUnknownModels && !served.contains(model)) {
+        sendError(ex, 404, "The model `" + model + "` does not exist.", null);
+        return;
+      }
       if (api == Api.EMBEDDINGS) {
         embeddings(ex, request, model);
       } else {

@@ -9,6 +9,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -111,7 +113,8 @@ public final class EmulatedReplica implements AutoCloseable {
     this.idFromPort = b.id == null;
     List<String> models = b.models.isEmpty() ? List.of(DEFAULT_MODEL) : List.copyOf(b.models);
     this.engine = new EmulatedEngine(b.id != null ? b.id : "emulated-unstarted", models,
-        b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(), b.prefillNanosPerChar,
+        b.rejectUnknownModels, b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(),
+        b.prefillNanosPerChar,
         b.decodeInterval.toNanos(), b.defaultMaxTokens, b.metrics);
   }
 
@@ -270,6 +273,23 @@ public final class EmulatedReplica implements AutoCloseable {
     return engine.models;
   }
 
+  /**
+   * Serves other models from now on, as a server restarted with another model or with adapters
+   * loaded or unloaded would: {@code /v1/models} lists them, and a replica built with {@link
+   * Builder#rejectUnknownModels()} answers only them.
+   *
+   * @param models the model names, at least one, none blank
+   */
+  public void serveModels(String... models) {
+    if (models.length == 0) throw new IllegalArgumentException("models must not be empty");
+    for (String m : models) {
+      if (requireNonNull(m, "model").isBlank()) {
+        throw new IllegalArgumentException("model must not be blank");
+      }
+    }
+    engine.models = List.copyOf(new LinkedHashSet<>(Arrays.asList(models)));
+  }
+
   /** A snapshot of traffic, cache and queue counters. */
   public EmulatedReplicaStats stats() {
     return engine.stats(faults.injected());
@@ -370,8 +390,19 @@ public final class EmulatedReplica implements AutoCloseable {
     private boolean closeAfterStreams;
     private Duration idleConnectionTimeout = Duration.ZERO;
     private Metrics metrics = Metrics.VLLM;
+    private boolean rejectUnknownModels;
 
     private Builder() {}
+
+    /**
+     * Answers a request for a model it does not list with 404 and vLLM's error ({@code The model
+     * `x` does not exist.}), as vLLM and SGLang do; by default any model is served, as llama.cpp's
+     * server does.
+     */
+    public Builder rejectUnknownModels() {
+      this.rejectUnknownModels = true;
+      return this;
+    }
 
     /** The engine whose {@code /metrics} names and labels it exports; default {@link Metrics#VLLM}. */
     public Builder metrics(Metrics metrics) {
@@ -424,7 +455,7 @@ public final class EmulatedReplica implements AutoCloseable {
 
     /**
      * Adds a model name to {@code /v1/models}; default {@value #DEFAULT_MODEL} when none is
-     * added. Requests for other models are served anyway.
+     * added. Requests for other models are served anyway, unless {@link #rejectUnknownModels()}.
      */
     public Builder model(String model) {
       requireNonNull(model, "model");

@@ -3,15 +3,20 @@ package io.github.llmrouter.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.LlmClient;
+import io.github.llmrouter.LlmClientBuilder;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.testing.EventRecorder;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A fleet of two models on llama.cpp: two servers run model {@code alpha}, one {@code beta}
  * ({@code --alias}); llama.cpp's server answers a request for any model with its own, so only
- * routing by the models the replicas declare keeps each call on a server of its model.
+ * routing by the models the replicas declare, or list, keeps each call on a server of its model.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ModelRoutingIT {
@@ -30,20 +35,48 @@ class ModelRoutingIT {
     servers.forEach(LlamaServers.Server::close);
   }
 
-  @Test
-  void everyCallIsAnsweredByAServerOfItsModel() {
+  private void startFleet() {
     LlamaServers.engine();
     servers.add(LlamaServers.Server.start("alpha0", "--alias", "alpha"));
     servers.add(LlamaServers.Server.start("alpha1", "--alias", "alpha"));
     servers.add(LlamaServers.Server.start("beta0", "--alias", "beta"));
+  }
+
+  @Test
+  void everyCallIsAnsweredByAServerOfItsDeclaredModel() {
+    startFleet();
     List<Replica> fleet = new ArrayList<>();
     for (LlamaServers.Server s : servers) {
       fleet.add(Replica.builder(s.baseUrl()).id(s.name).model(s.name.substring(0, s.name.length() - 1))
           .build());
     }
+    sixtyCalls("declared", LlmClient.builder().replicas(fleet).modelDiscoveryInterval(
+        Duration.ZERO), id -> id);
+  }
+
+  @Test
+  void everyCallIsAnsweredByAServerOfItsModelFoundByDiscoveryAlone() {
+    startFleet();
+    LlmClientBuilder b = LlmClient.builder(); // plain URLs: each replica's id is its host:port
+    Map<String, String> serverById = new HashMap<>();
+    for (LlamaServers.Server s : servers) {
+      b.replicas(s.baseUrl());
+      serverById.put(Replica.builder(s.baseUrl()).build().id(), s.name);
+    }
+    sixtyCalls("found by discovery", b, serverById::get);
+  }
+
+  /**
+   * 60 interleaved calls, the first sent at once: none answered by a server of the other model,
+   * none failed.
+   *
+   * @param serverName the llama.cpp server's name for a replica id of the client's
+   */
+  private void sixtyCalls(String how, LlmClientBuilder builder,
+      UnaryOperator<String> serverName) {
     EventRecorder events = new EventRecorder();
     int wrong = 0;
-    try (LlmClient client = LlmClient.builder().replicas(fleet).listener(events).build()) {
+    try (LlmClient client = builder.listener(events).build()) {
       for (int i = 0; i < 60; i++) {
         String model = i % 2 == 0 ? "alpha" : "beta";
         ChatResponse answer = client.chat(ChatRequest.builder(model)
@@ -53,9 +86,9 @@ class ModelRoutingIT {
     }
     assertThat(wrong).as("calls answered by a server of the other model").isZero();
     assertThat(events.failedCalls).isEmpty();
-    assertThat(events.ended).allSatisfy(e ->
-        assertThat(e.replicaId()).startsWith(e.model()));
-    System.out.printf(Locale.ROOT, "two models on llama.cpp: 60 calls, %d answered by the other "
-        + "model, %d failed%n", wrong, events.failedCalls.size());
+    assertThat(events.ended).hasSize(60).allSatisfy(e ->
+        assertThat(serverName.apply(e.replicaId())).startsWith(e.model()));
+    System.out.printf(Locale.ROOT, "two models on llama.cpp, %s: 60 calls, %d answered by the "
+        + "other model, %d failed%n", how, wrong, events.failedCalls.size());
   }
 }

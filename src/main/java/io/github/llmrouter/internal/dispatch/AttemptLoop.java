@@ -4,12 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.LlmException;
 import io.github.llmrouter.api.NoReplicaAvailableException;
+import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ReplicaUnreachableException;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.HedgePolicy;
 import io.github.llmrouter.internal.transport.AddedHeaders;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
+import io.github.llmrouter.internal.transport.ModelDiscovery;
 import io.github.llmrouter.internal.transport.Verdict;
 import io.github.llmrouter.observe.AttemptEndedEvent;
 import io.github.llmrouter.observe.AttemptFailedEvent;
@@ -232,9 +234,16 @@ final class AttemptLoop<R> {
     }
     FleetReadiness readiness = dispatcher.fleet.readiness();
     long timeout = deadline.remainingNanos(ticker.read());
-    if (table.picker != null || (deadline.exists() && timeout <= 0) || !readiness.enter()) {
+    if (table.routable(request.model()) || (deadline.exists() && timeout <= 0)
+        || !readiness.enter()) {
       next(); // ends the call if the fleet is empty
       return;
+    }
+    if (table.picker != null) {
+      // Replicas are there, but some have yet to list their models: a listing ends within its
+      // timeout, so the wait is bounded by it even if the listing's end were never heard.
+      long bound = 2 * ModelDiscovery.LISTING_TIMEOUT.toNanos();
+      timeout = timeout > 0 ? Math.min(timeout, bound) : bound;
     }
     readiness.awaitThenLeave(blocking, timeout, closed -> {
       if (closed != null) {
@@ -636,7 +645,7 @@ final class AttemptLoop<R> {
     ServedModels models = table.models;
     if (models != null && !models.anyServes(request.model())) {
       throw fail(new NoReplicaAvailableException("no replica serves model '" + request.model()
-          + "' (the fleet's replicas declare " + models.declared() + ")"));
+          + "' (the fleet's replicas serve " + models.claimed() + ")"));
     }
     return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request,
         dispatcher.keys, models);
@@ -676,6 +685,10 @@ final class AttemptLoop<R> {
     long duration = failed.durationNanos(now);
     failed.failed(failure, now);
     failures.add(failed.number, failed.replica.id(), duration, failure);
+    if (failure instanceof ReplicaHttpException http && !request.model().isEmpty()
+        && ModelDiscovery.saysModelUnknown(http)) {
+      dispatcher.fleet.modelUnknown(); // what the replicas serve may have changed
+    }
     if (listener != RoutingListener.NONE) {
       listener.onAttemptFailed(new AttemptFailedEvent(callId, endpoint.operation(),
           request.model(), failed.number, failed.replica.id(), failure,

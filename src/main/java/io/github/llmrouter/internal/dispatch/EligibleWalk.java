@@ -30,8 +30,10 @@ final class EligibleWalk implements Eligibility.KeyFraction {
   private final Eligibility eligibility;
   private final RoutingRequest request;
   private final KeyExtractor keys;
-  /** Which replicas serve the request's model; null when the fleet declares no models. */
+  /** Which replicas serve the request's model; null when routing by model changes nothing. */
   private final @Nullable ServedModels models;
+  /** Whether some replica declares or lists the request's model. */
+  private final boolean claimed;
   private int[] deferred = EMPTY;
   private int deferredCount;
   private int deferredTaken;
@@ -61,6 +63,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     this.request = request;
     this.keys = keys;
     this.models = models;
+    this.claimed = models != null && models.claims(request.model());
   }
 
   /** The next replica to try, or null when none is left. */
@@ -68,7 +71,7 @@ final class EligibleWalk implements Eligibility.KeyFraction {
     if (!rankingDone) {
       int i;
       while ((i = ranking.next()) >= 0) {
-        if (models != null && !models.serves(i, request.model())) continue;
+        if (models != null && !models.serves(i, request.model(), claimed)) continue;
         Eligibility.Standing standing = eligibility.admit(i, now, this);
         if (standing == Eligibility.Standing.ADMIT) {
           admittedAny = true;

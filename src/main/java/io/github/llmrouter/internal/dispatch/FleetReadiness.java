@@ -14,29 +14,37 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lets calls wait for the fleet to have replicas (at start-up, or after scaling to zero), at most
- * {@code maxWaiters} at a time; and completes {@link #firstReady()} when the first replicas
- * arrive. Thread-safe.
+ * Lets calls wait for the fleet to have replicas (at start-up, or after scaling to zero) and for
+ * the first listings of their models, at most {@code maxWaiters} at a time; and completes {@link
+ * #firstReady()} when the first replicas arrive. Thread-safe.
  */
 final class FleetReadiness {
   private final int maxWaiters;
   private final AtomicInteger waiters = new AtomicInteger();
   private final CompletableFuture<List<Replica>> firstReady = new CompletableFuture<>();
-  /** Complete while the fleet has replicas; replaced by a fresh one when it empties. */
-  private volatile CompletableFuture<Void> nonEmpty = new CompletableFuture<>();
+  /**
+   * Complete while the fleet has replicas and no first listing of their models is to come;
+   * replaced by a fresh one when that stops being so.
+   */
+  private volatile CompletableFuture<Void> settled = new CompletableFuture<>();
   private volatile boolean closed;
 
   FleetReadiness(int maxWaiters) {
     this.maxWaiters = maxWaiters;
   }
 
-  /** Called with every new snapshot, under the dispatcher's update lock. */
-  void onSnapshot(ReplicaSet replicas) {
-    if (!replicas.isEmpty()) {
-      firstReady.complete(replicas.replicas());
-      nonEmpty.complete(null);
-    } else if (nonEmpty.isDone() && !closed) {
-      nonEmpty = new CompletableFuture<>();
+  /**
+   * Called with every new routing table, under the fleet's update lock.
+   *
+   * @param replicas its membership
+   * @param settled whether every call may start on it ({@link RoutingTable#settled()})
+   */
+  void onTable(ReplicaSet replicas, boolean settled) {
+    if (!replicas.isEmpty()) firstReady.complete(replicas.replicas());
+    if (settled) {
+      this.settled.complete(null);
+    } else if (this.settled.isDone() && !closed) {
+      this.settled = new CompletableFuture<>();
     }
   }
 
@@ -48,7 +56,7 @@ final class FleetReadiness {
   void close() {
     closed = true;
     LlmException e = new LlmException("client closed while waiting for replicas");
-    nonEmpty.completeExceptionally(e);
+    settled.completeExceptionally(e);
     firstReady.completeExceptionally(e);
   }
 
@@ -75,14 +83,15 @@ final class FleetReadiness {
   }
 
   /**
-   * After {@link #enter}: waits until the fleet has replicas or {@code timeoutNanos} have passed
+   * After {@link #enter}: waits until the fleet has replicas and no first listing is to come, or
+   * {@code timeoutNanos} have passed
    * (0 = no limit), leaves, then runs {@code then} with null, or with the reason the wait failed
    * (the client closed, the thread was interrupted). {@code blocking}: on this thread, before
    * returning; otherwise without a thread, on the one that ends the wait.
    */
   void awaitThenLeave(boolean blocking, long timeoutNanos,
       Consumer<@Nullable LlmException> then) {
-    CompletableFuture<Void> f = nonEmpty;
+    CompletableFuture<Void> f = settled;
     if (!blocking) {
       if (timeoutNanos > 0) f = f.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
       f.whenComplete((v, t) -> {

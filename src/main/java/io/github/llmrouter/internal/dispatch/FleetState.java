@@ -7,12 +7,16 @@ import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.transport.LoadReportSink;
+import io.github.llmrouter.internal.transport.ModelListingSink;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * the destination of the load reports the transport reads. Thread-safe: reads are one volatile
  * read; membership updates are serialized.
  */
-public final class FleetState implements LoadReportSink {
+public final class FleetState implements LoadReportSink, ModelListingSink {
   private static final Logger LOG = LoggerFactory.getLogger(FleetState.class);
   private final RoutingPolicy policy;
   private final FleetReadiness readiness;
@@ -41,6 +45,17 @@ public final class FleetState implements LoadReportSink {
   /** Whether the stall watchdog's sweep over attempts in flight runs (it starts on first need). */
   private final AtomicBoolean sweeping = new AtomicBoolean();
   private volatile RoutingTable table;
+  /** Each replica's last listing of its models, by replica id; guarded by this. */
+  private final Map<String, ServedModels.Listing> listings = new HashMap<>();
+  /** Whether replicas are asked for their models; set before the first snapshot. */
+  private volatile boolean listing;
+  /**
+   * Whether the fleet has had replicas, all listed, since it was last empty: until then a call
+   * that names a model waits for the first listings. Guarded by this.
+   */
+  private boolean listedOnce;
+  /** Asks every replica for its models again; a no-op unless they are asked. */
+  private volatile Runnable relist = () -> { };
 
   /**
    * An empty fleet.
@@ -65,7 +80,7 @@ public final class FleetState implements LoadReportSink {
         LocalLoad.of(none, config.ticker(), config.reportStaleAfter()), policy,
         Eligibility.of(statuses, breakers, config.retry().maxRetryAfter(), none));
     this.readiness = new FleetReadiness(config.maxWaitingCalls());
-    readiness.onSnapshot(none);
+    readiness.onTable(table.replicas, false);
     if (config.admission().enabled()) {
       AdmissionGate gate = new AdmissionGate(config.admission(), () -> table.load, scheduler);
       table.load.onRelease(gate::onLoadChanged); // a completion may make room
@@ -82,8 +97,63 @@ public final class FleetState implements LoadReportSink {
    */
   public synchronized void update(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
-    if (!replicas.equals(table.replicas)) table = table.next(replicas, policy);
-    readiness.onSnapshot(replicas);
+    if (!replicas.equals(table.replicas)) {
+      // A replica that left, or whose description changed, takes its listing with it.
+      listings.values().removeIf(l -> !inFleet(replicas, l.replica()));
+      if (replicas.isEmpty()) listedOnce = false;
+      table = table.next(replicas, policy, served(replicas));
+    }
+    published();
+  }
+
+  private @Nullable ServedModels served(ReplicaSet replicas) {
+    return ServedModels.of(replicas, listings, listing, !listedOnce);
+  }
+
+  /** Tells the waiting calls about a new table. */
+  private void published() {
+    boolean settled = table.settled();
+    if (settled) listedOnce = true;
+    readiness.onTable(table.replicas, settled);
+  }
+
+  /**
+   * Routes by what replicas list as well as by what they declare: a replica that declares no
+   * models takes no request for a model another replica serves until its first listing; {@code
+   * relist} asks them all again. Called once, before the first snapshot.
+   *
+   * @param relist asks every replica for its models again (rate-limited by its owner)
+   */
+  public void listModels(Runnable relist) {
+    this.relist = requireNonNull(relist, "relist");
+    this.listing = true;
+  }
+
+  /**
+   * Takes a replica's listing; a failed one keeps its last good listing (or, for a replica never
+   * listed, ends its first listing with no models). Ignored for a replica not in the fleet.
+   */
+  @Override
+  public synchronized void listed(Replica replica, @Nullable Set<String> models) {
+    if (!inFleet(table.replicas, replica)) return;
+    ServedModels.Listing last = listings.get(replica.id());
+    if (models == null && last != null) return;
+    Set<String> now = models == null ? Set.of() : Set.copyOf(models);
+    if (last != null && last.models().equals(now)) return;
+    listings.put(replica.id(), new ServedModels.Listing(replica, now));
+    table = table.withModels(served(table.replicas));
+    published();
+  }
+
+  /** Whether {@code replica} is in {@code replicas}, described as it is there. */
+  private static boolean inFleet(ReplicaSet replicas, Replica replica) {
+    int i = replicas.indexOf(replica.id());
+    return i >= 0 && replicas.get(i).equals(replica);
+  }
+
+  /** An answer said its replica does not know the model asked for: ask every replica again. */
+  void modelUnknown() {
+    relist.run();
   }
 
   /**

@@ -17,27 +17,45 @@ final class RoutingTable {
   final @Nullable ReplicaPicker picker;
   /** Which replicas may take attempts: health, ejection, pauses, breakers, slow start. */
   final Eligibility eligibility;
-  /** Which replicas serve which models; null when no replica declares any. */
+  /** Which replicas serve which models; null when routing by model changes nothing. */
   final @Nullable ServedModels models;
 
   private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
-      Eligibility eligibility) {
+      Eligibility eligibility, @Nullable ServedModels models) {
     this.replicas = replicas;
     this.load = load;
     this.picker = picker;
     this.eligibility = eligibility;
-    this.models = ServedModels.of(replicas);
+    this.models = models;
   }
 
   /** The first table, over a load view configured by the caller (staleness, ticker). */
   static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility) {
     ReplicaSet replicas = load.replicas();
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
-        eligibility);
+        eligibility, null);
   }
 
-  RoutingTable next(ReplicaSet replicas, RoutingPolicy policy) {
+  RoutingTable next(ReplicaSet replicas, RoutingPolicy policy, @Nullable ServedModels models) {
     return new RoutingTable(replicas, load.next(replicas),
-        replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas));
+        replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas), models);
+  }
+
+  /** This table with other served models: what a new listing changed. */
+  RoutingTable withModels(@Nullable ServedModels models) {
+    return new RoutingTable(replicas, load, picker, eligibility, models);
+  }
+
+  /**
+   * Whether a call for {@code model} may start on this table: the fleet has replicas, and no
+   * listing the request's routing depends on is still to come.
+   */
+  boolean routable(String model) {
+    return picker != null && (models == null || !models.awaitsListing(model));
+  }
+
+  /** Whether every call may start: the fleet has replicas and no first listing is to come. */
+  boolean settled() {
+    return picker != null && (models == null || !models.pending());
   }
 }

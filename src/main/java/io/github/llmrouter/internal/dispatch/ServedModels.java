@@ -2,63 +2,138 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which replicas of one membership snapshot serve which models, as their {@link Replica#models()}
- * declare: a request for a model goes only to replicas that declare it or declare nothing (those
- * serve whatever they are asked for). Immutable; made once per snapshot, and only for a fleet in
- * which some replica declares models, so that a fleet that declares none pays nothing.
+ * Which replicas of one membership snapshot serve which models: what a replica declares ({@link
+ * Replica#models()}), else what it last listed ({@code /v1/models}). A model that some replica
+ * declares or lists is <em>claimed</em>, and a request for it goes only to those replicas; a
+ * request for a model nobody claims goes to every replica that declares nothing (its server
+ * decides, as it would without routing by model: vLLM answers 404, llama.cpp its own model); a
+ * request that names no model goes anywhere. Immutable; made for a snapshot, and again when a
+ * listing changes, and only when it makes a difference, so that a fleet of one model pays nothing.
  */
 final class ServedModels {
-  /** Each replica's declared models, at its snapshot index; empty for "any model". */
+  /** Each replica's declared or listed models, at its snapshot index; empty if neither. */
   private final Set<String>[] byIndex;
-  /** Every model some replica declares, sorted, for messages. */
-  private final Set<String> declared;
-  /** Whether some replica declares nothing, and so serves any model. */
-  private final boolean anyServesAll;
+  /** Per index: whether the replica declares its models (then it serves nothing else). */
+  private final boolean[] declares;
+  /** Every claimed model, sorted, for lookups and messages. */
+  private final Set<String> claimed;
+  /** Whether some replica declares nothing, and so may take models nobody claims. */
+  private final boolean anyUndeclared;
+  /** Replicas whose first listing has not ended yet. */
+  private final int pending;
+  /** Whether no listing of this fleet has been complete yet (start-up, scaling from zero). */
+  private final boolean starting;
 
-  @SuppressWarnings("unchecked") // an array of one element type
-  private ServedModels(ReplicaSet replicas) {
-    byIndex = new Set[replicas.size()];
-    Set<String> all = new TreeSet<>();
-    boolean open = false;
-    for (int i = 0; i < byIndex.length; i++) {
-      Set<String> models = replicas.get(i).models();
-      byIndex[i] = models;
-      all.addAll(models);
-      if (models.isEmpty()) open = true;
-    }
-    declared = all;
-    anyServesAll = open;
-  }
-
-  /** {@return the snapshot's models, or null if no replica declares any} */
-  static @Nullable ServedModels of(ReplicaSet replicas) {
-    for (Replica r : replicas.replicas()) {
-      if (!r.models().isEmpty()) return new ServedModels(replicas);
-    }
-    return null;
+  private ServedModels(Set<String>[] byIndex, boolean[] declares, Set<String> claimed,
+      boolean anyUndeclared, int pending, boolean starting) {
+    this.byIndex = byIndex;
+    this.declares = declares;
+    this.claimed = claimed;
+    this.anyUndeclared = anyUndeclared;
+    this.pending = pending;
+    this.starting = starting;
   }
 
   /**
-   * Whether replica {@code index} may take a request for {@code model}: it declares that model or
-   * none; any replica may take a request that names no model. A set lookup.
+   * The models of a snapshot, or null if routing by model would change nothing: no replica
+   * declares models, none awaits its first listing, and all listed the same.
+   *
+   * @param listings the last listing of each replica that has one, by replica id (a listing of a
+   *     replica whose description has changed since is ignored)
+   * @param listing whether replicas that declare nothing are asked for their models (then one
+   *     without a listing yet is pending)
+   * @param starting whether the fleet has not yet been without pending replicas since it was
+   *     last empty: then every call that names a model waits for the first listings
    */
-  boolean serves(int index, String model) {
-    Set<String> models = byIndex[index];
-    return model.isEmpty() || models.isEmpty() || models.contains(model);
+  @SuppressWarnings("unchecked") // an array of one element type
+  static @Nullable ServedModels of(ReplicaSet replicas, Map<String, Listing> listings,
+      boolean listing, boolean starting) {
+    int n = replicas.size();
+    Set<String>[] byIndex = new Set[n];
+    boolean[] declares = new boolean[n];
+    Set<String> claimed = new TreeSet<>();
+    boolean anyUndeclared = false;
+    boolean anyDeclared = false;
+    boolean alike = true;
+    int pending = 0;
+    for (int i = 0; i < n; i++) {
+      Replica r = replicas.get(i);
+      Set<String> models = r.models();
+      if (!models.isEmpty()) {
+        declares[i] = true;
+        anyDeclared = true;
+      } else {
+        anyUndeclared = true;
+        Listing l = listings.get(r.id());
+        if (l != null && l.replica().equals(r)) {
+          models = l.models();
+        } else if (listing) {
+          pending++;
+        }
+      }
+      byIndex[i] = models;
+      claimed.addAll(models);
+      if (i > 0 && !models.equals(byIndex[0])) alike = false;
+    }
+    if (!anyDeclared && pending == 0 && alike) return null;
+    return new ServedModels(byIndex, declares, claimed, anyUndeclared, pending, starting);
+  }
+
+  /** {@return whether some replica declares or lists {@code model}} */
+  boolean claims(String model) {
+    return claimed.contains(model);
+  }
+
+  /**
+   * Whether replica {@code index} may take a request for {@code model}: a claimed model only if
+   * it declares or lists it, another only if it declares nothing; any replica a request that
+   * names no model. Array and set lookups, no allocation.
+   *
+   * @param claimed {@link #claims claims(model)}, asked once per request
+   */
+  boolean serves(int index, String model, boolean claimed) {
+    if (model.isEmpty()) return true;
+    return claimed ? byIndex[index].contains(model) : !declares[index];
   }
 
   /** {@return whether some replica of the snapshot may take a request for {@code model}} */
   boolean anyServes(String model) {
-    return model.isEmpty() || anyServesAll || declared.contains(model);
+    return model.isEmpty() || anyUndeclared || claimed.contains(model);
   }
 
-  /** {@return the models the replicas declare, sorted and comma-separated, for messages} */
-  String declared() {
-    return String.join(", ", declared);
+  /**
+   * Whether a request for {@code model} should wait for first listings still to come: while a
+   * replica not listed yet may be the one that serves a model nobody claims yet; and, at
+   * start-up or after scaling from zero, for every model, so that the replicas listed first do
+   * not take every call of the models they list. A replica that joins a listed fleet makes no
+   * call of a claimed model wait: it takes none until it is listed.
+   */
+  boolean awaitsListing(String model) {
+    if (pending == 0 || model.isEmpty()) return false;
+    return starting || !claimed.contains(model);
   }
+
+  /** {@return whether some replica has not yet ended its first listing} */
+  boolean pending() {
+    return pending > 0;
+  }
+
+  /** {@return the claimed models, sorted and comma-separated, for messages} */
+  String claimed() {
+    return String.join(", ", claimed);
+  }
+
+  /**
+   * What a replica last said it serves.
+   *
+   * @param replica the replica as it was described when asked
+   * @param models the models it listed; empty if it listed none, or its first listing failed
+   */
+  record Listing(Replica replica, Set<String> models) {}
 }

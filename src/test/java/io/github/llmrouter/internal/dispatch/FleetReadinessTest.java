@@ -27,18 +27,18 @@ class FleetReadinessTest {
 
   @Test
   void theFirstNonEmptySnapshotCompletesFirstReadyAndEndsTheWaits() throws Exception {
-    readiness.onSnapshot(ReplicaSet.empty());
+    readiness.onTable(ReplicaSet.empty(), false);
     CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
     assertThat(readiness.waiting()).isEqualTo(1);
     assertThat(readiness.firstReady()).isNotDone();
     assertThat(waiting).isNotDone();
 
-    readiness.onSnapshot(named(2));
+    readiness.onTable(named(2), true);
     assertThat(readiness.firstReady().get()).isEqualTo(named(2).replicas());
     assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
     assertThat(readiness.waiting()).as("the wait left its slot").isZero();
 
-    readiness.onSnapshot(named(3));
+    readiness.onTable(named(3), true);
     assertThat(readiness.firstReady().get()).as("only the first counts").hasSize(2);
   }
 
@@ -54,13 +54,26 @@ class FleetReadinessTest {
 
   @Test
   void aFleetThatEmptiesAgainMakesCallsWaitAgain() throws Exception {
-    readiness.onSnapshot(named(1));
+    readiness.onTable(named(1), true);
     assertThat(waitAsync(0).get(5, TimeUnit.SECONDS)).as("not empty: no wait").isEmpty();
-    readiness.onSnapshot(ReplicaSet.empty());
+    readiness.onTable(ReplicaSet.empty(), false);
     CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
     assertThat(waiting).isNotDone();
-    readiness.onSnapshot(named(1));
+    readiness.onTable(named(1), true);
     assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+  }
+
+  @Test
+  void callsWaitForTheFirstListingsOfAFleetThatHasReplicas() throws Exception {
+    readiness.onTable(named(2), false);
+    assertThat(readiness.firstReady()).as("the replicas are there").isDone();
+    CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
+    assertThat(waiting).isNotDone();
+    readiness.onTable(named(2), true);
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+    readiness.onTable(named(3), false);
+    assertThat(waitAsync(TimeUnit.MILLISECONDS.toNanos(20)).get(5, TimeUnit.SECONDS))
+        .as("a wait that times out ends without a failure").isEmpty();
   }
 
   @Test

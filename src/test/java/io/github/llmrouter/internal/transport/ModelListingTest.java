@@ -1,0 +1,65 @@
+package io.github.llmrouter.internal.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.llmrouter.api.ReplicaHttpException;
+import org.junit.jupiter.api.Test;
+
+/** What a replica's {@code /v1/models} answer says it serves, and which errors say "unknown model". */
+class ModelListingTest {
+  @Test
+  void vllmListsItsBaseModelAndEveryLoadedAdapter() {
+    String body = "{\"object\":\"list\",\"data\":["
+        + "{\"id\":\"meta-llama/Llama-3.1-8B\",\"object\":\"model\",\"root\":\"meta-llama/Llama-3.1-8B\","
+        + "\"parent\":null,\"max_model_len\":8192},"
+        + "{\"id\":\"sql-lora\",\"object\":\"model\",\"root\":\"/adapters/sql\","
+        + "\"parent\":\"meta-llama/Llama-3.1-8B\"}]}";
+    assertThat(ModelDiscovery.parse(body))
+        .containsExactly("meta-llama/Llama-3.1-8B", "sql-lora");
+  }
+
+  @Test
+  void llamaCppListsItsModelWithItsAliases() {
+    String body = "{\"models\":[{\"name\":\"/m/tiny.gguf\"}],\"object\":\"list\",\"data\":["
+        + "{\"id\":\"/m/tiny.gguf\",\"aliases\":[\"tiny\",\"\",7,\"tiny\"],\"object\":\"model\"}]}";
+    assertThat(ModelDiscovery.parse(body)).containsExactly("/m/tiny.gguf", "tiny");
+  }
+
+  @Test
+  void anEmptyListServesNothingNamedAndOtherBodiesAreNoList() {
+    assertThat(ModelDiscovery.parse("{\"object\":\"list\",\"data\":[]}")).isEmpty();
+    assertThat(ModelDiscovery.parse("{\"data\":[{\"id\":null},{\"name\":\"x\"},3]}")).isEmpty();
+    assertThat(ModelDiscovery.parse("{\"data\":{\"id\":\"x\"}}")).isNull();
+    assertThat(ModelDiscovery.parse("[]")).isNull();
+    assertThat(ModelDiscovery.parse("not json")).isNull();
+    assertThat(ModelDiscovery.parse("")).isNull();
+  }
+
+  @Test
+  void aListOfThousandsKeepsTheFirstMaxModels() {
+    StringBuilder body = new StringBuilder("{\"data\":[");
+    for (int i = 0; i < ModelDiscovery.MAX_MODELS + 10; i++) {
+      if (i > 0) body.append(',');
+      body.append("{\"id\":\"adapter-").append(i).append("\"}");
+    }
+    assertThat(ModelDiscovery.parse(body.append("]}").toString()))
+        .hasSize(ModelDiscovery.MAX_MODELS).contains("adapter-0").doesNotContain("adapter-4096");
+  }
+
+  @Test
+  void unknownModelAnswersAre404OrA400ThatSaysTheModelWasNotFound() {
+    assertThat(ModelDiscovery.saysModelUnknown(error(404, "The model `x` does not exist.")))
+        .isTrue();
+    assertThat(ModelDiscovery.saysModelUnknown(error(404, null))).isTrue();
+    assertThat(ModelDiscovery.saysModelUnknown(error(400, "model 'x' not found"))).isTrue();
+    assertThat(ModelDiscovery.saysModelUnknown(error(400, "Model Not Found"))).isTrue();
+    assertThat(ModelDiscovery.saysModelUnknown(error(400, "max_tokens too large"))).isFalse();
+    assertThat(ModelDiscovery.saysModelUnknown(error(400, "file not found"))).isFalse();
+    assertThat(ModelDiscovery.saysModelUnknown(error(400, null))).isFalse();
+    assertThat(ModelDiscovery.saysModelUnknown(error(500, "model not found"))).isFalse();
+  }
+
+  private static ReplicaHttpException error(int status, String message) {
+    return new ReplicaHttpException("r", status, message, "", false, null);
+  }
+}
