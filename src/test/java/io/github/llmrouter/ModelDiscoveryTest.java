@@ -167,6 +167,26 @@ class ModelDiscoveryTest {
   }
 
   @Test
+  void aReplicaThatStoppedServingAListedModelFailsOverToOneThatServesIt() {
+    start(EmulatedReplica.builder().rejectUnknownModels(), "r0", "alpha");
+    EmulatedReplica r1 = start(EmulatedReplica.builder().rejectUnknownModels(), "r1", "beta");
+    start(EmulatedReplica.builder().rejectUnknownModels(), "r2", "beta");
+    EventRecorder events = new EventRecorder();
+    try (LlmClient client = client().routingPolicy(RoutingPolicy.roundRobin()).listener(events)
+        .build()) {
+      assertThat(answeredBy(client.chat(ask("alpha", 0)))).isEqualTo("r0");
+      r1.serveModels("gamma"); // beta unloaded from r1, still listed until it is asked again
+      for (int i = 1; i < 13; i++) {
+        assertThat(answeredBy(client.chat(ask("beta", i)))).as("call %d", i).isEqualTo("r2");
+      }
+    }
+    assertThat(events.failedCalls).isEmpty();
+    assertThat(events.failedAttempts).as("r1's 404s, before its listing changed")
+        .isNotEmpty().allSatisfy(e -> assertThat(e.willRetry()).isTrue());
+    assertThat(r1.stats().modelsRequests()).as("asked again after the 404").isGreaterThan(1);
+  }
+
+  @Test
   void withDiscoveryOffNoReplicaIsAsked() {
     start("alpha-0", "alpha");
     start("beta-0", "beta");

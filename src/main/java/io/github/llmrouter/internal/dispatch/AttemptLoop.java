@@ -663,7 +663,8 @@ final class AttemptLoop<R> {
    * Records a failed attempt and returns the backoff before the next one, or throws the call's
    * final failure if there is to be no next one.
    */
-  private long afterFailure(Attempt failed, LlmException failure) {
+  private long afterFailure(Attempt failed, LlmException reported) {
+    LlmException failure = staleListing(failed, reported);
     RetryDecision decision = RetryDecision.after(failure, attempt, dispatcher.config.retry(),
         dispatcher.budget, deadline, ticker.read());
     recordFailure(failed, failure, decision);
@@ -677,6 +678,23 @@ final class AttemptLoop<R> {
       default:
         throw fail(failures.giveUp(decision.giveUpMessage()));
     }
+  }
+
+  /**
+   * {@code failure}, made retryable if it is an answer that the model is unknown from a replica
+   * that listed or declared the model (it has stopped serving it since), while another replica
+   * of the call's table serves it: the call goes on there instead of failing with the 404. Else
+   * {@code failure} itself: the answer of a replica that never claimed the model stands.
+   */
+  private LlmException staleListing(Attempt failed, LlmException failure) {
+    ServedModels models = table.models;
+    if (models == null || !(failure instanceof ReplicaHttpException http) || http.isRetryable()
+        || request.model().isEmpty() || !ModelDiscovery.saysModelUnknown(http)
+        || !models.servedElsewhere(failed.index, request.model())) {
+      return failure;
+    }
+    return new ReplicaHttpException(failed.replica.id(), http.status(), http.serverMessage(),
+        http.bodyExcerpt(), true, http.retryAfter());
   }
 
   /** Ends {@code failed} with {@code failure}, adds it to the call's failures and reports it. */

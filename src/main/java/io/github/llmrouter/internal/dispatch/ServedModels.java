@@ -102,6 +102,19 @@ final class ServedModels {
     return claimed ? byIndex[index].contains(model) : !declares[index];
   }
 
+  /**
+   * Whether a replica other than {@code index} declares or lists {@code model}, which replica
+   * {@code index} claimed too. A scan of the snapshot: for the rare answer that a claimed model
+   * is unknown.
+   */
+  boolean servedElsewhere(int index, String model) {
+    if (!byIndex[index].contains(model)) return false;
+    for (int i = 0; i < byIndex.length; i++) {
+      if (i != index && byIndex[i].contains(model)) return true;
+    }
+    return false;
+  }
+
   /** {@return whether some replica of the snapshot may take a request for {@code model}} */
   boolean anyServes(String model) {
     return model.isEmpty() || anyUndeclared || claimed.contains(model);

@@ -61,6 +61,19 @@ class ServedModelsTest {
   }
 
   @Test
+  void aModelIsServedElsewhereOnlyIfAnotherReplicaClaimsIt() {
+    ReplicaSet fleet = ReplicaSet.of(List.of(alphaDeclared, plain1, plain2));
+    list(plain1, "alpha", "beta");
+    list(plain2, "gamma");
+    ServedModels m = ServedModels.of(fleet, listings, true, false);
+    assertThat(m).isNotNull();
+    assertThat(m.servedElsewhere(0, "alpha")).isTrue();
+    assertThat(m.servedElsewhere(1, "alpha")).isTrue();
+    assertThat(m.servedElsewhere(1, "beta")).isFalse();
+    assertThat(m.servedElsewhere(2, "alpha")).as("2 never claimed it").isFalse();
+  }
+
+  @Test
   void aFleetThatDeclaresEverythingServesNothingElse() {
     Replica beta = Replica.builder("http://10.0.0.4:8000").id("b").model("beta").build();
     ServedModels m =
