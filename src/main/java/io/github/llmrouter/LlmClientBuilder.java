@@ -438,10 +438,10 @@ public final class LlmClientBuilder {
   }
 
   /**
-   * Calls allowed to wait for replicas while the fleet is empty, in [0, 65536]; default {@value
-   * #DEFAULT_MAX_WAITING_CALLS}. A waiting call waits up to its {@link #callTimeout deadline};
-   * beyond this many, or with 0, calls on an empty fleet fail at once with {@code
-   * NoReplicaAvailableException}.
+   * Calls allowed to wait for replicas while the fleet is empty, or has no replica of a model it
+   * served before, in [0, 65536]; default {@value #DEFAULT_MAX_WAITING_CALLS}. A waiting call
+   * waits up to its {@link #callTimeout deadline}; beyond this many, or with 0, such calls fail
+   * at once with {@code NoReplicaAvailableException}.
    *
    * @param maxWaitingCalls the max waiting calls, checked at {@link #build()}
    * @return this builder

@@ -7,15 +7,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.llmrouter.api.ChatChunk;
 import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
+import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.api.NoReplicaAvailableException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.api.RetriesExhaustedException;
 import io.github.llmrouter.emulator.EmulatedReplica;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
+import io.github.llmrouter.testing.EventRecorder;
+import io.github.llmrouter.testing.HandResolver;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -87,6 +93,53 @@ class RoutingByModelTest {
       }
       assertThat(gamma).containsExactly("any-0");
       assertThat(alpha).isNotEmpty().isSubsetOf("alpha-0", "any-0");
+    }
+  }
+
+  @Test
+  void aCallForAModelWhoseReplicasLeftWaitsForOneWithinItsDeadline() throws Exception {
+    Replica alpha = start("alpha-0", "alpha");
+    Replica beta = start("beta-0", "beta");
+    HandResolver resolver = new HandResolver();
+    try (LlmClient client = LlmClient.builder().resolver(resolver).build()) {
+      resolver.publish(List.of(alpha, beta));
+      assertThat(answeredBy(client.chat(ask("beta", 0)))).isEqualTo("beta-0");
+      resolver.publish(List.of(alpha)); // beta's replica restarts
+      CompletableFuture<ChatResponse> waiting = client.chatAsync(ask("beta", 1));
+      Thread blocked = new Thread(() -> answeredBy(client.chat(ask("beta", 2))));
+      blocked.start();
+      EventRecorder.await("a blocking call waiting", Duration.ofSeconds(10),
+          () -> blocked.getState() == Thread.State.WAITING
+              || blocked.getState() == Thread.State.TIMED_WAITING);
+      assertThat(waiting).isNotDone();
+      assertThat(answeredBy(client.chat(ask("alpha", 3)))).as("other models go on")
+          .isEqualTo("alpha-0");
+      resolver.publish(List.of(alpha, beta));
+      assertThat(answeredBy(waiting.get(10, TimeUnit.SECONDS))).isEqualTo("beta-0");
+      blocked.join(10_000);
+      assertThat(blocked.isAlive()).isFalse();
+    }
+    assertThat(servers.get(0).stats().chatRequests()).as("alpha-0 served only alpha")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aCallForAModelNoLongerServedFailsAtItsDeadlineNamingIt() {
+    Replica alpha = start("alpha-0", "alpha");
+    Replica beta = start("beta-0", "beta");
+    HandResolver resolver = new HandResolver();
+    try (LlmClient client = LlmClient.builder().resolver(resolver)
+        .callTimeout(Duration.ofMillis(300)).build()) {
+      resolver.publish(List.of(alpha, beta));
+      client.chat(ask("beta", 0));
+      resolver.publish(List.of(alpha));
+      assertThatThrownBy(() -> client.chat(ask("beta", 1)))
+          .isInstanceOf(NoReplicaAvailableException.class)
+          .hasMessageStartingWith("no replica serves model 'beta' any more")
+          .hasMessageEndingWith("the fleet's replicas serve alpha)");
+      assertThatThrownBy(() -> client.chat(ask("gamma", 2))).as("never served: at once")
+          .isInstanceOf(NoReplicaAvailableException.class)
+          .hasMessage("no replica serves model 'gamma' (the fleet's replicas serve alpha)");
     }
   }
 

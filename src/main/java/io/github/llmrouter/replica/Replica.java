@@ -145,10 +145,12 @@ public final class Replica {
   }
 
   /**
-   * The models this replica serves; empty means "whatever it is asked for". A request for a model
-   * goes only to replicas that declare it or declare none (never to another, not even when no
-   * replica is eligible); a request for a model no replica may serve fails with {@code
-   * NoReplicaAvailableException} naming it.
+   * The models this replica serves; empty means that it declares none (the client may then ask
+   * it, see {@code LlmClientBuilder.modelDiscoveryInterval}). A request for a model that some
+   * replica declares or lists goes only to those (never to another, not even when none is
+   * eligible); a model the fleet served before and no replica serves now is waited for within
+   * the call's deadline; a request that no replica may serve fails with {@code
+   * NoReplicaAvailableException} naming the model.
    *
    * @return the model names; immutable, possibly empty
    */

@@ -75,7 +75,8 @@ public class ModelFilterBenchmark {
     tracker.update(replicas, "benchmark");
     eligibility = Eligibility.of(tracker, new ReplicaBreakers(CircuitBreakerPolicy.disabled(),
         Ticker.system(), RoutingListener.NONE), Duration.ofMinutes(1), replicas);
-    served = ServedModels.of(replicas, java.util.Map.of(), false, false);
+    served = ServedModels.of(replicas, java.util.Map.of(), false, false,
+        new java.util.HashSet<>());
     requests = new RoutingRequest[PROMPTS];
     for (int p = 0; p < PROMPTS; p++) {
       String model = declared ? "m" + (p % 3) : "m0";

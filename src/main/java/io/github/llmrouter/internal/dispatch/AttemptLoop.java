@@ -29,6 +29,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -232,27 +233,46 @@ final class AttemptLoop<R> {
         });
       }
     }
+    awaitRoutable();
+  }
+
+  /**
+   * Makes the first attempt once the fleet can take the request: while it is empty, while a
+   * first listing the request's routing depends on is to come (at most twice a listing's
+   * timeout), and while no replica serves a model the fleet served before, the call waits, within
+   * its deadline, at most {@code maxWaitingCalls} at a time; then {@link #next()} makes the
+   * attempt or ends the call with the reason none can be made.
+   */
+  private void awaitRoutable() {
     FleetReadiness readiness = dispatcher.fleet.readiness();
+    CompletableFuture<Void> nextTable = readiness.nextTable(); // before the table is read
+    table = dispatcher.fleet.table();
+    String model = request.model();
     long timeout = deadline.remainingNanos(ticker.read());
-    if (table.routable(request.model()) || (deadline.exists() && timeout <= 0)
-        || !readiness.enter()) {
-      next(); // ends the call if the fleet is empty
+    if (table.routable(model) || (deadline.exists() && timeout <= 0) || !readiness.enter()) {
+      next(); // ends the call if it cannot be routed
       return;
     }
-    if (table.picker != null) {
+    ServedModels models = table.models;
+    boolean forReplica = models != null && models.awaitsReplica(model);
+    if (table.picker != null && !forReplica) {
       // Replicas are there, but some have yet to list their models: a listing ends within its
       // timeout, so the wait is bounded by it even if the listing's end were never heard.
       long bound = 2 * ModelDiscovery.LISTING_TIMEOUT.toNanos();
       timeout = timeout > 0 ? Math.min(timeout, bound) : bound;
     }
-    readiness.awaitThenLeave(blocking, timeout, closed -> {
+    Consumer<@Nullable LlmException> then = closed -> {
       if (closed != null) {
         end(fail(closed));
-      } else { // replicas arrived, or the deadline came first: next() says which
+      } else if (forReplica) {
+        awaitRoutable(); // another table: a replica of the model, or still none
+      } else { // replicas and listings arrived, or the wait's bound came first: next() says
         table = dispatcher.fleet.table();
         next();
       }
-    });
+    };
+    if (forReplica) readiness.awaitThenLeave(nextTable, blocking, timeout, then);
+    else readiness.awaitThenLeave(blocking, timeout, then);
   }
 
   /** Makes the next attempt, waits for a paused replica, or ends the call. */
@@ -643,6 +663,11 @@ final class AttemptLoop<R> {
           + "before the call deadline, or maxWaitingCalls calls were already waiting)"));
     }
     ServedModels models = table.models;
+    if (models != null && models.awaitsReplica(request.model())) {
+      throw fail(new NoReplicaAvailableException("no replica serves model '" + request.model()
+          + "' any more (none appeared before the call deadline, or maxWaitingCalls calls were "
+          + "already waiting; the fleet's replicas serve " + models.claimed() + ")"));
+    }
     if (models != null && !models.anyServes(request.model())) {
       throw fail(new NoReplicaAvailableException("no replica serves model '" + request.model()
           + "' (the fleet's replicas serve " + models.claimed() + ")"));

@@ -27,6 +27,8 @@ final class FleetReadiness {
    * replaced by a fresh one when that stops being so.
    */
   private volatile CompletableFuture<Void> settled = new CompletableFuture<>();
+  /** Completed by the next table, and replaced: what a call waiting for a model's replica awaits. */
+  private volatile CompletableFuture<Void> changed = new CompletableFuture<>();
   private volatile boolean closed;
 
   FleetReadiness(int maxWaiters) {
@@ -41,6 +43,9 @@ final class FleetReadiness {
    */
   void onTable(ReplicaSet replicas, boolean settled) {
     if (!replicas.isEmpty()) firstReady.complete(replicas.replicas());
+    CompletableFuture<Void> last = changed;
+    if (!closed) changed = new CompletableFuture<>();
+    last.complete(null);
     if (settled) {
       this.settled.complete(null);
     } else if (this.settled.isDone() && !closed) {
@@ -57,6 +62,7 @@ final class FleetReadiness {
     closed = true;
     LlmException e = new LlmException("client closed while waiting for replicas");
     settled.completeExceptionally(e);
+    changed.completeExceptionally(e);
     firstReady.completeExceptionally(e);
   }
 
@@ -84,14 +90,26 @@ final class FleetReadiness {
 
   /**
    * After {@link #enter}: waits until the fleet has replicas and no first listing is to come, or
-   * {@code timeoutNanos} have passed
-   * (0 = no limit), leaves, then runs {@code then} with null, or with the reason the wait failed
-   * (the client closed, the thread was interrupted). {@code blocking}: on this thread, before
+   * {@code timeoutNanos} have passed (0 = no limit), leaves, then runs {@code then} with null, or
+   * with the reason the wait failed (the client closed, the thread was interrupted). {@code blocking}: on this thread, before
    * returning; otherwise without a thread, on the one that ends the wait.
    */
   void awaitThenLeave(boolean blocking, long timeoutNanos,
       Consumer<@Nullable LlmException> then) {
-    CompletableFuture<Void> f = settled;
+    awaitThenLeave(settled, blocking, timeoutNanos, then);
+  }
+
+  /**
+   * The next table's future: a caller reads it before it reads the table it finds wanting, so
+   * that a table published in between still ends its wait.
+   */
+  CompletableFuture<Void> nextTable() {
+    return changed;
+  }
+
+  /** As {@link #awaitThenLeave(boolean, long, Consumer)}, until {@code f} completes. */
+  void awaitThenLeave(CompletableFuture<Void> f, boolean blocking, long timeoutNanos,
+      Consumer<@Nullable LlmException> then) {
     if (!blocking) {
       if (timeoutNanos > 0) f = f.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
       f.whenComplete((v, t) -> {

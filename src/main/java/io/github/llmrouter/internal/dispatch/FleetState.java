@@ -13,9 +13,7 @@ import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.RoutingPolicy;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,15 +43,8 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   /** Whether the stall watchdog's sweep over attempts in flight runs (it starts on first need). */
   private final AtomicBoolean sweeping = new AtomicBoolean();
   private volatile RoutingTable table;
-  /** Each replica's last listing of its models, by replica id; guarded by this. */
-  private final Map<String, ServedModels.Listing> listings = new HashMap<>();
-  /** Whether replicas are asked for their models; set before the first snapshot. */
-  private volatile boolean listing;
-  /**
-   * Whether the fleet has had replicas, all listed, since it was last empty: until then a call
-   * that names a model waits for the first listings. Guarded by this.
-   */
-  private boolean listedOnce;
+  /** What the replicas serve, across snapshots; guarded by this. */
+  private final ModelCatalog models = new ModelCatalog();
   /** Asks every replica for its models again; a no-op unless they are asked. */
   private volatile Runnable relist = () -> { };
 
@@ -98,22 +89,16 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   public synchronized void update(ReplicaSet replicas) {
     requireNonNull(replicas, "replicas");
     if (!replicas.equals(table.replicas)) {
-      // A replica that left, or whose description changed, takes its listing with it.
-      listings.values().removeIf(l -> !inFleet(replicas, l.replica()));
-      if (replicas.isEmpty()) listedOnce = false;
-      table = table.next(replicas, policy, served(replicas));
+      models.membership(replicas);
+      table = table.next(replicas, policy, models.served(replicas));
     }
     published();
-  }
-
-  private @Nullable ServedModels served(ReplicaSet replicas) {
-    return ServedModels.of(replicas, listings, listing, !listedOnce);
   }
 
   /** Tells the waiting calls about a new table. */
   private void published() {
     boolean settled = table.settled();
-    if (settled) listedOnce = true;
+    if (settled) models.settled();
     readiness.onTable(table.replicas, settled);
   }
 
@@ -124,9 +109,9 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
    *
    * @param relist asks every replica for its models again (rate-limited by its owner)
    */
-  public void listModels(Runnable relist) {
+  public synchronized void listModels(Runnable relist) {
     this.relist = requireNonNull(relist, "relist");
-    this.listing = true;
+    models.listing();
   }
 
   /**
@@ -134,21 +119,10 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
    * listed, ends its first listing with no models). Ignored for a replica not in the fleet.
    */
   @Override
-  public synchronized void listed(Replica replica, @Nullable Set<String> models) {
-    if (!inFleet(table.replicas, replica)) return;
-    ServedModels.Listing last = listings.get(replica.id());
-    if (models == null && last != null) return;
-    Set<String> now = models == null ? Set.of() : Set.copyOf(models);
-    if (last != null && last.models().equals(now)) return;
-    listings.put(replica.id(), new ServedModels.Listing(replica, now));
-    table = table.withModels(served(table.replicas));
+  public synchronized void listed(Replica replica, @Nullable Set<String> listed) {
+    if (!models.listed(table.replicas, replica, listed)) return;
+    table = table.withModels(models.served(table.replicas));
     published();
-  }
-
-  /** Whether {@code replica} is in {@code replicas}, described as it is there. */
-  private static boolean inFleet(ReplicaSet replicas, Replica replica) {
-    int i = replicas.indexOf(replica.id());
-    return i >= 0 && replicas.get(i).equals(replica);
   }
 
   /** An answer said its replica does not know the model asked for: ask every replica again. */

@@ -47,11 +47,13 @@ final class RoutingTable {
   }
 
   /**
-   * Whether a call for {@code model} may start on this table: the fleet has replicas, and no
-   * listing the request's routing depends on is still to come.
+   * Whether a call for {@code model} may start on this table: the fleet has replicas, no listing
+   * the request's routing depends on is still to come, and the model, if the fleet served it
+   * before, has a replica.
    */
   boolean routable(String model) {
-    return picker != null && (models == null || !models.awaitsListing(model));
+    return picker != null
+        && (models == null || !(models.awaitsListing(model) || models.awaitsReplica(model)));
   }
 
   /** Whether every call may start: the fleet has replicas and no first listing is to come. */

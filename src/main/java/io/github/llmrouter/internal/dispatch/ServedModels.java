@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,15 +30,18 @@ final class ServedModels {
   private final int pending;
   /** Whether no listing of this fleet has been complete yet (start-up, scaling from zero). */
   private final boolean starting;
+  /** Models the fleet has served and no replica of this snapshot claims; usually empty. */
+  private final Set<String> gone;
 
   private ServedModels(Set<String>[] byIndex, boolean[] declares, Set<String> claimed,
-      boolean anyUndeclared, int pending, boolean starting) {
+      boolean anyUndeclared, int pending, boolean starting, Set<String> gone) {
     this.byIndex = byIndex;
     this.declares = declares;
     this.claimed = claimed;
     this.anyUndeclared = anyUndeclared;
     this.pending = pending;
     this.starting = starting;
+    this.gone = gone;
   }
 
   /**
@@ -50,10 +54,12 @@ final class ServedModels {
    *     without a listing yet is pending)
    * @param starting whether the fleet has not yet been without pending replicas since it was
    *     last empty: then every call that names a model waits for the first listings
+   * @param known the models the fleet has served before; this snapshot's claimed models are
+   *     added to it ({@link ModelCatalog#remember})
    */
   @SuppressWarnings("unchecked") // an array of one element type
   static @Nullable ServedModels of(ReplicaSet replicas, Map<String, Listing> listings,
-      boolean listing, boolean starting) {
+      boolean listing, boolean starting, Set<String> known) {
     int n = replicas.size();
     Set<String>[] byIndex = new Set[n];
     boolean[] declares = new boolean[n];
@@ -81,8 +87,15 @@ final class ServedModels {
       claimed.addAll(models);
       if (i > 0 && !models.equals(byIndex[0])) alike = false;
     }
-    if (!anyDeclared && pending == 0 && alike) return null;
-    return new ServedModels(byIndex, declares, claimed, anyUndeclared, pending, starting);
+    Set<String> gone = Set.of();
+    if (!claimed.containsAll(known)) {
+      gone = new HashSet<>(known);
+      gone.removeAll(claimed);
+      gone = Set.copyOf(gone);
+    }
+    ModelCatalog.remember(known, claimed);
+    if (!anyDeclared && pending == 0 && alike && gone.isEmpty()) return null;
+    return new ServedModels(byIndex, declares, claimed, anyUndeclared, pending, starting, gone);
   }
 
   /** {@return whether some replica declares or lists {@code model}} */
@@ -130,6 +143,14 @@ final class ServedModels {
   boolean awaitsListing(String model) {
     if (pending == 0 || model.isEmpty()) return false;
     return starting || !claimed.contains(model);
+  }
+
+  /**
+   * Whether a request for {@code model} should wait for a replica of it to appear: the fleet has
+   * served the model before, and no replica of this snapshot declares or lists it.
+   */
+  boolean awaitsReplica(String model) {
+    return !gone.isEmpty() && gone.contains(model);
   }
 
   /** {@return whether some replica has not yet ended its first listing} */

@@ -77,6 +77,21 @@ class FleetReadinessTest {
   }
 
   @Test
+  void aWaitForTheNextTableEndsWithTheNextTableWhateverItHolds() throws Exception {
+    readiness.onTable(named(2), true);
+    CompletableFuture<Void> next = readiness.nextTable();
+    assertThat(readiness.enter()).isTrue();
+    CompletableFuture<Optional<LlmException>> waiting = new CompletableFuture<>();
+    readiness.awaitThenLeave(next, false, 0, e -> waiting.complete(Optional.ofNullable(e)));
+    assertThat(waiting).isNotDone();
+    readiness.onTable(named(2), true);
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+    assertThat(readiness.nextTable()).as("a fresh one for the next wait").isNotDone();
+    readiness.close();
+    assertThat(readiness.nextTable()).isCompletedExceptionally();
+  }
+
+  @Test
   void closingFailsEveryWaitingCallAndEveryLaterOne() throws Exception {
     CompletableFuture<Optional<LlmException>> waiting = waitAsync(0);
     readiness.close();

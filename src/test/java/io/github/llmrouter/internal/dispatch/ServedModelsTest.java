@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +18,7 @@ class ServedModelsTest {
   private final Replica plain1 = Replica.builder("http://10.0.0.2:8000").id("p1").build();
   private final Replica plain2 = Replica.builder("http://10.0.0.3:8000").id("p2").build();
   private final Map<String, ServedModels.Listing> listings = new HashMap<>();
+  private final Set<String> known = new LinkedHashSet<>();
 
   private void list(Replica r, String... models) {
     listings.put(r.id(), new ServedModels.Listing(r, Set.of(models)));
@@ -25,11 +27,11 @@ class ServedModelsTest {
   @Test
   void aFleetOfOneModelOrNoneChangesNothing() {
     ReplicaSet fleet = ReplicaSet.of(List.of(plain1, plain2));
-    assertThat(ServedModels.of(fleet, listings, false, false)).as("nothing listed, not asked")
+    assertThat(ServedModels.of(fleet, listings, false, false, known)).as("nothing listed, not asked")
         .isNull();
     list(plain1, "m");
     list(plain2, "m");
-    assertThat(ServedModels.of(fleet, listings, true, false)).as("both list the same").isNull();
+    assertThat(ServedModels.of(fleet, listings, true, false, known)).as("both list the same").isNull();
   }
 
   @Test
@@ -37,7 +39,7 @@ class ServedModelsTest {
     ReplicaSet fleet = ReplicaSet.of(List.of(alphaDeclared, plain1, plain2));
     list(plain1, "beta");
     list(plain2);
-    ServedModels m = ServedModels.of(fleet, listings, true, false);
+    ServedModels m = ServedModels.of(fleet, listings, true, false, known);
     assertThat(m).isNotNull();
     assertThat(m.claims("alpha")).isTrue();
     assertThat(m.claims("gamma")).isFalse();
@@ -65,7 +67,7 @@ class ServedModelsTest {
     ReplicaSet fleet = ReplicaSet.of(List.of(alphaDeclared, plain1, plain2));
     list(plain1, "alpha", "beta");
     list(plain2, "gamma");
-    ServedModels m = ServedModels.of(fleet, listings, true, false);
+    ServedModels m = ServedModels.of(fleet, listings, true, false, known);
     assertThat(m).isNotNull();
     assertThat(m.servedElsewhere(0, "alpha")).isTrue();
     assertThat(m.servedElsewhere(1, "alpha")).isTrue();
@@ -74,10 +76,37 @@ class ServedModelsTest {
   }
 
   @Test
+  void aModelTheFleetServedBeforeAndNoReplicaServesNowAwaitsAReplica() {
+    list(plain1, "alpha");
+    list(plain2, "beta");
+    ServedModels both = ServedModels.of(ReplicaSet.of(List.of(plain1, plain2)), listings, true,
+        false, known);
+    assertThat(both).isNotNull();
+    assertThat(both.awaitsReplica("beta")).isFalse();
+    assertThat(known).containsExactly("alpha", "beta");
+
+    ServedModels alphaOnly =
+        ServedModels.of(ReplicaSet.of(List.of(plain1)), listings, true, false, known);
+    assertThat(alphaOnly).as("one model, but another is gone").isNotNull();
+    assertThat(alphaOnly.awaitsReplica("beta")).isTrue();
+    assertThat(alphaOnly.awaitsReplica("gamma")).as("never served").isFalse();
+    assertThat(alphaOnly.awaitsReplica("alpha")).isFalse();
+    assertThat(alphaOnly.anyServes("beta")).as("the server would answer it").isTrue();
+  }
+
+  @Test
+  void theKnownModelsAreBoundedForgettingTheOldest() {
+    Set<String> many = new LinkedHashSet<>();
+    for (int i = 0; i < ModelCatalog.MAX_KNOWN + 5; i++) many.add("m" + i);
+    ModelCatalog.remember(known, many);
+    assertThat(known).hasSize(ModelCatalog.MAX_KNOWN).doesNotContain("m4").contains("m5");
+  }
+
+  @Test
   void aFleetThatDeclaresEverythingServesNothingElse() {
     Replica beta = Replica.builder("http://10.0.0.4:8000").id("b").model("beta").build();
     ServedModels m =
-        ServedModels.of(ReplicaSet.of(List.of(alphaDeclared, beta)), listings, true, false);
+        ServedModels.of(ReplicaSet.of(List.of(alphaDeclared, beta)), listings, true, false, known);
     assertThat(m).isNotNull();
     assertThat(m.anyServes("gamma")).isFalse();
     assertThat(m.anyServes("")).isTrue();
@@ -89,7 +118,7 @@ class ServedModelsTest {
   void aReplicaNotListedYetIsPendingAndTakesNoClaimedModel() {
     ReplicaSet fleet = ReplicaSet.of(List.of(plain1, plain2, alphaDeclared));
     list(plain1, "alpha");
-    ServedModels m = ServedModels.of(fleet, listings, true, false);
+    ServedModels m = ServedModels.of(fleet, listings, true, false, known);
     assertThat(m).isNotNull();
     assertThat(m.pending()).isTrue();
     assertThat(m.serves(1, "alpha", true)).as("not listed yet").isFalse();
@@ -97,13 +126,13 @@ class ServedModelsTest {
     assertThat(m.awaitsListing("beta")).as("maybe the pending one's").isTrue();
     assertThat(m.awaitsListing("")).isFalse();
 
-    ServedModels starting = ServedModels.of(fleet, listings, true, true);
+    ServedModels starting = ServedModels.of(fleet, listings, true, true, known);
     assertThat(starting).isNotNull();
     assertThat(starting.awaitsListing("alpha")).as("at start-up every model waits").isTrue();
     assertThat(starting.awaitsListing("")).isFalse();
 
     list(plain2);
-    m = ServedModels.of(fleet, listings, true, true);
+    m = ServedModels.of(fleet, listings, true, true, known);
     assertThat(m).isNotNull();
     assertThat(m.pending()).isFalse();
     assertThat(m.awaitsListing("beta")).isFalse();
@@ -115,7 +144,7 @@ class ServedModelsTest {
     Replica moved = plain1.toBuilder().header("x-route", "b").build();
     list(plain1, "alpha");
     ServedModels m =
-        ServedModels.of(ReplicaSet.of(List.of(moved, plain2)), listings, true, false);
+        ServedModels.of(ReplicaSet.of(List.of(moved, plain2)), listings, true, false, known);
     assertThat(m).isNotNull();
     assertThat(m.pending()).isTrue();
     assertThat(m.claims("alpha")).isFalse();

@@ -1,0 +1,79 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.replica.ReplicaSet;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a client knows of the models its replicas serve, across membership snapshots: each
+ * replica's last listing, whether replicas are listed at all, whether the fleet has been listed
+ * in full since it was last empty, and the models the fleet has served (at most {@value
+ * #MAX_KNOWN}, the oldest forgotten first), from which it makes each snapshot's {@link
+ * ServedModels}. Not thread-safe: its owner ({@link FleetState}) guards it.
+ */
+final class ModelCatalog {
+  /** Models remembered as once served. */
+  static final int MAX_KNOWN = 1024;
+
+  private final Map<String, ServedModels.Listing> listings = new HashMap<>();
+  /** Every model declared or listed since the client started, oldest first. */
+  private final Set<String> known = new LinkedHashSet<>();
+  private boolean listing;
+  /** Whether the fleet has had replicas, all listed, since it was last empty. */
+  private boolean listedOnce;
+
+  /** Replicas that declare no models are listed from now on (before the first snapshot). */
+  void listing() {
+    listing = true;
+  }
+
+  /** A new membership: replicas that left, or whose description changed, lose their listing. */
+  void membership(ReplicaSet replicas) {
+    listings.values().removeIf(l -> !inFleet(replicas, l.replica()));
+    if (replicas.isEmpty()) listedOnce = false;
+  }
+
+  /**
+   * Takes a replica's listing (null: it failed, which keeps the last good one, or for a replica
+   * never listed ends its first listing with no models).
+   *
+   * @return whether what the fleet serves changed
+   */
+  boolean listed(ReplicaSet replicas, Replica replica, @Nullable Set<String> models) {
+    if (!inFleet(replicas, replica)) return false;
+    ServedModels.Listing last = listings.get(replica.id());
+    if (models == null && last != null) return false;
+    Set<String> now = models == null ? Set.of() : Set.copyOf(models);
+    if (last != null && last.models().equals(now)) return false;
+    listings.put(replica.id(), new ServedModels.Listing(replica, now));
+    return true;
+  }
+
+  /** A table was published on which no first listing is to come. */
+  void settled() {
+    listedOnce = true;
+  }
+
+  /** {@return the served models of {@code replicas}, or null if routing by model changes nothing} */
+  @Nullable ServedModels served(ReplicaSet replicas) {
+    return ServedModels.of(replicas, listings, listing, !listedOnce, known);
+  }
+
+  /** Adds {@code models} to the known ones, forgetting the oldest beyond {@link #MAX_KNOWN}. */
+  static void remember(Set<String> known, Set<String> models) {
+    for (String m : models) {
+      if (known.add(m) && known.size() > MAX_KNOWN) {
+        known.remove(known.iterator().next());
+      }
+    }
+  }
+
+  private static boolean inFleet(ReplicaSet replicas, Replica replica) {
+    int i = replicas.indexOf(replica.id());
+    return i >= 0 && replicas.get(i).equals(replica);
+  }
+}
