@@ -329,16 +329,18 @@ public final class LlmClient implements FleetView, AutoCloseable {
    * The fleet's load as this client sees it now: per replica, the reported and effective queue,
    * running requests, KV usage, report age and this client's in-flight requests; in total, the
    * waiting requests, the mean per replica and the saturated replicas, with {@link
-   * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler. Saturation uses
-   * the admission thresholds ({@link Saturation#defaults()} when admission is off).
+   * FleetSnapshot#replicasFor(double)} as the signal for a queue-based autoscaler; the models each
+   * replica serves, and {@link FleetSnapshot#forModel(String)} for one model's replicas and
+   * signal. Saturation uses the admission thresholds ({@link Saturation#defaults()} when
+   * admission is off).
    *
    * @return an immutable snapshot; it costs one pass over the replicas, so call it from a metrics
    *     or autoscaling loop, not per request
    */
   @Override
   public FleetSnapshot fleet() {
-    return FleetSnapshots.of(fleet.load(), saturation, scraper == null ? 0 : scraper.failures(),
-        scraper == null ? 0 : scraper.malformedLines());
+    return FleetSnapshots.of(fleet.load(), fleet.modelsByReplica(), saturation,
+        scraper == null ? 0 : scraper.failures(), scraper == null ? 0 : scraper.malformedLines());
   }
 
   /**

@@ -10,6 +10,7 @@ import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.emulator.EmulatedReplica;
+import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
@@ -86,6 +87,29 @@ class ModelDiscoveryTest {
         }
         assertThat(servers.get(2).stats().chatRequests()).as("the stream").isEqualTo(betaCalls + 1);
       }
+    }
+  }
+
+  @Test
+  void theFleetViewShowsWhatEachReplicaServesAndEachModelsPart() {
+    start("alpha-0", "alpha");
+    start("alpha-1", "alpha");
+    start("beta-0", "beta", "beta-lora");
+    Replica declared = Replica.builder(start("gamma-0").baseUrl()).id("gamma-0").model("gamma")
+        .build();
+    try (LlmClient client = LlmClient.builder().replicas(servers.get(0).baseUrl(),
+        servers.get(1).baseUrl(), servers.get(2).baseUrl()).replica(declared).build()) {
+      client.chat(ask("alpha", 0)); // waits for the first listings
+      FleetSnapshot fleet = client.fleet();
+      assertThat(fleet.models()).containsExactly("alpha", "beta", "beta-lora", "gamma");
+      assertThat(fleet.forModel("alpha").replicas()).hasSize(2)
+          .allSatisfy(r -> assertThat(r.models()).containsExactly("alpha"));
+      assertThat(fleet.forModel("beta-lora").replicas()).singleElement()
+          .satisfies(r -> assertThat(r.models()).containsExactlyInAnyOrder("beta", "beta-lora"));
+      assertThat(fleet.forModel("gamma").replicas()).singleElement()
+          .satisfies(r -> assertThat(r.replicaId()).isEqualTo("gamma-0"));
+      assertThat(fleet.forModel("delta").replicas()).as("every replica declares or lists")
+          .isEmpty();
     }
   }
 

@@ -70,6 +70,14 @@ class ExamplesTest {
   }
 
   @Test
+  void theModelsExampleSendsEveryCallToAReplicaOfItsModelFoundByDiscovery() {
+    assertThat(ModelsExample.run().lines()).containsExactly(
+        "llama-70b: answered by big-0; 1 replica(s) serve it",
+        "llama-8b: answered by small-0, small-1; 2 replica(s) serve it",
+        "sql-lora: answered by small-1; 1 replica(s) serve it");
+  }
+
+  @Test
   void demoShowsThePrefixAwarePoliciesBeatingRoundRobinAndTheReadmeShowsWhatItPrints()
       throws Exception {
     Demo.Result roundRobin = Demo.run(RoutingPolicy.roundRobin(), 16, 3);

@@ -14,7 +14,10 @@ import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,8 +33,11 @@ import org.openjdk.jmh.annotations.State;
 /**
  * One routing decision as a call makes it, past the policy: the default policy's ranking walked
  * by {@link EligibleWalk} to the first eligible replica, on 64 replicas that declare no models
- * ({@code none}) or one of 3 models each ({@code 3}, requests cycling over the models, so a walk
- * skips the replicas of the other two). In this package because the walk is internal.
+ * ({@code none}) or one of 3 models each, requests cycling over the models: ranked by each model's
+ * own picker over its replicas, as the client does ({@code 3}), or by the fleet's picker with the
+ * walk skipping the other models' replicas ({@code 3-filtered}, the client before per-model
+ * routes, and still for models past {@code RoutingTable.MAX_ROUTED_MODELS}). In this package
+ * because the walk is internal.
  *
  * <pre>
  * mvn -B -q test-compile exec:exec@jmh -Djmh.args="ModelFilterBenchmark -f 2 -wi 5 -w 1s -i 5 -r 1s -prof gc"
@@ -44,8 +50,8 @@ public class ModelFilterBenchmark {
   private static final int REPLICAS = 64;
   private static final int PROMPTS = 1024; // a power of two: the cursor wraps with a mask
 
-  /** How many models the replicas declare: none, or 3. */
-  @Param({"none", "3"})
+  /** How many models the replicas declare, and how they are ranked (see the class comment). */
+  @Param({"none", "3", "3-filtered"})
   public String models;
 
   private RoutingRequest[] requests;
@@ -53,12 +59,13 @@ public class ModelFilterBenchmark {
   private LocalLoad load;
   private Eligibility eligibility;
   private @Nullable ServedModels served;
+  private Map<String, ModelRoute> routes = Map.of();
   private KeyExtractor keys;
   private int cursor;
 
   @Setup(Level.Trial)
   public void setUp() {
-    boolean declared = models.equals("3");
+    boolean declared = models.startsWith("3");
     List<Replica> list = new ArrayList<>();
     for (int i = 0; i < REPLICAS; i++) {
       Replica.Builder b = Replica.builder("http://10.0.0." + (i + 1) + ":8000");
@@ -75,8 +82,16 @@ public class ModelFilterBenchmark {
     tracker.update(replicas, "benchmark");
     eligibility = Eligibility.of(tracker, new ReplicaBreakers(CircuitBreakerPolicy.disabled(),
         Ticker.system(), RoutingListener.NONE), Duration.ofMinutes(1), replicas);
-    served = ServedModels.of(replicas, java.util.Map.of(), false, false,
-        new java.util.HashSet<>());
+    served = ServedModels.of(replicas, Map.of(), false, false, new HashSet<>());
+    if (models.equals("3")) {
+      Map<String, ModelRoute> byModel = new HashMap<>();
+      ServedModels s = served;
+      if (s != null) {
+        s.partialClaims(RoutingTable.MAX_ROUTED_MODELS).forEach((model, indices) ->
+            byModel.put(model, ModelRoute.of(policy, replicas, load, indices)));
+      }
+      routes = byModel;
+    }
     requests = new RoutingRequest[PROMPTS];
     for (int p = 0; p < PROMPTS; p++) {
       String model = declared ? "m" + (p % 3) : "m0";
@@ -89,8 +104,11 @@ public class ModelFilterBenchmark {
   public int decide() {
     RoutingRequest request = requests[cursor];
     cursor = (cursor + 1) & (PROMPTS - 1);
-    Pick pick = new EligibleWalk(picker.rank(request, load), eligibility, request, keys, served)
-        .next(System.nanoTime());
+    ModelRoute route = routes.isEmpty() ? null : routes.get(request.model());
+    EligibleWalk walk = route != null
+        ? new EligibleWalk(route.rank(request), eligibility, request, keys, null)
+        : new EligibleWalk(picker.rank(request, load), eligibility, request, keys, served);
+    Pick pick = walk.next(System.nanoTime());
     return pick == null ? -1 : pick.index();
   }
 }

@@ -672,6 +672,11 @@ final class AttemptLoop<R> {
       throw fail(new NoReplicaAvailableException("no replica serves model '" + request.model()
           + "' (the fleet's replicas serve " + models.claimed() + ")"));
     }
+    ModelRoute route = models == null ? null : table.route(request.model());
+    if (route != null) { // only the model's replicas are ranked: nothing to skip
+      return new EligibleWalk(route.rank(request), table.eligibility, request, dispatcher.keys,
+          null);
+    }
     return new EligibleWalk(picker.rank(request, table.load), table.eligibility, request,
         dispatcher.keys, models);
   }

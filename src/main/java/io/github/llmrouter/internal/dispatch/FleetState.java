@@ -14,6 +14,7 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -121,8 +122,18 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   @Override
   public synchronized void listed(Replica replica, @Nullable Set<String> listed) {
     if (!models.listed(table.replicas, replica, listed)) return;
-    table = table.withModels(models.served(table.replicas));
+    table = table.withModels(models.served(table.replicas), policy);
     published();
+  }
+
+  /**
+   * What each replica of the fleet serves, as calls are routed by it: its declared models, else
+   * its last listing; replicas with neither are absent. One pass over the fleet, under the lock.
+   *
+   * @return the model names by replica id
+   */
+  public synchronized Map<String, Set<String>> modelsByReplica() {
+    return models.byReplica(table.replicas);
   }
 
   /** An answer said its replica does not know the model asked for: ask every replica again. */

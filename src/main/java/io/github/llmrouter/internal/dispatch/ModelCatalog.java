@@ -53,6 +53,17 @@ final class ModelCatalog {
     return true;
   }
 
+  /** {@return what each replica of {@code replicas} serves: its declared models, else its listing} */
+  Map<String, Set<String>> byReplica(ReplicaSet replicas) {
+    Map<String, Set<String>> served = new HashMap<>();
+    for (Replica r : replicas.replicas()) {
+      ServedModels.Listing l = listings.get(r.id());
+      if (!r.models().isEmpty()) served.put(r.id(), r.models());
+      else if (l != null && l.replica().equals(r)) served.put(r.id(), l.models());
+    }
+    return served;
+  }
+
   /** A table was published on which no first listing is to come. */
   void settled() {
     listedOnce = true;

@@ -4,6 +4,8 @@ import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.ReplicaPicker;
 import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.HashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,6 +14,9 @@ import org.jspecify.annotations.Nullable;
  * Immutable (the objects it points to keep their own thread-safe state).
  */
 final class RoutingTable {
+  /** Models routed with a picker of their own: at most this many per table. */
+  static final int MAX_ROUTED_MODELS = 64;
+
   final ReplicaSet replicas;
   final LocalLoad load;
   final @Nullable ReplicaPicker picker;
@@ -19,31 +24,52 @@ final class RoutingTable {
   final Eligibility eligibility;
   /** Which replicas serve which models; null when routing by model changes nothing. */
   final @Nullable ServedModels models;
+  /** The models served by part of the fleet, each with its own picker; usually empty. */
+  private final Map<String, ModelRoute> routes;
 
   private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
-      Eligibility eligibility, @Nullable ServedModels models) {
+      Eligibility eligibility, @Nullable ServedModels models, RoutingPolicy policy) {
     this.replicas = replicas;
     this.load = load;
     this.picker = picker;
     this.eligibility = eligibility;
     this.models = models;
+    this.routes = routes(policy, replicas, load, models);
+  }
+
+  private static Map<String, ModelRoute> routes(RoutingPolicy policy, ReplicaSet replicas,
+      LocalLoad load, @Nullable ServedModels models) {
+    if (models == null) return Map.of();
+    Map<String, ModelRoute> routes = new HashMap<>();
+    models.partialClaims(MAX_ROUTED_MODELS).forEach(
+        (model, indices) -> routes.put(model, ModelRoute.of(policy, replicas, load, indices)));
+    return routes;
+  }
+
+  /**
+   * The route of {@code model} if part of the fleet serves it (then its picker ranks only that
+   * part), else null (the fleet's picker ranks, skipping replicas of other models). A map lookup.
+   */
+  @Nullable ModelRoute route(String model) {
+    return routes.isEmpty() ? null : routes.get(model);
   }
 
   /** The first table, over a load view configured by the caller (staleness, ticker). */
   static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility) {
     ReplicaSet replicas = load.replicas();
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
-        eligibility, null);
+        eligibility, null, policy);
   }
 
   RoutingTable next(ReplicaSet replicas, RoutingPolicy policy, @Nullable ServedModels models) {
     return new RoutingTable(replicas, load.next(replicas),
-        replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas), models);
+        replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas), models,
+        policy);
   }
 
   /** This table with other served models: what a new listing changed. */
-  RoutingTable withModels(@Nullable ServedModels models) {
-    return new RoutingTable(replicas, load, picker, eligibility, models);
+  RoutingTable withModels(@Nullable ServedModels models, RoutingPolicy policy) {
+    return new RoutingTable(replicas, load, picker, eligibility, models, policy);
   }
 
   /**

@@ -2,9 +2,11 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -126,6 +128,25 @@ final class ServedModels {
       if (i != index && byIndex[i].contains(model)) return true;
     }
     return false;
+  }
+
+  /**
+   * The claimed models served by part of the snapshot, each with the indices of its replicas
+   * (ascending), at most {@code max} models in name order; models every replica serves are left
+   * out (the whole fleet's picker ranks them).
+   */
+  Map<String, int[]> partialClaims(int max) {
+    Map<String, int[]> parts = new TreeMap<>();
+    int[] indices = new int[byIndex.length];
+    for (String model : claimed) {
+      if (parts.size() == max) break;
+      int n = 0;
+      for (int i = 0; i < byIndex.length; i++) {
+        if (byIndex[i].contains(model)) indices[n++] = i;
+      }
+      if (n > 0 && n < byIndex.length) parts.put(model, Arrays.copyOf(indices, n));
+    }
+    return parts;
   }
 
   /** {@return whether some replica of the snapshot may take a request for {@code model}} */
