@@ -24,8 +24,10 @@ final class ServedModels {
   private final Set<String>[] byIndex;
   /** Per index: whether the replica declares its models (then it serves nothing else). */
   private final boolean[] declares;
-  /** Every claimed model, sorted, for lookups and messages. */
+  /** Every claimed model, hashed for the lookups on the routing path. */
   private final Set<String> claimed;
+  /** The same, sorted, for messages and routes in name order. */
+  private final Set<String> sortedClaimed;
   /** Whether some replica declares nothing, and so may take models nobody claims. */
   private final boolean anyUndeclared;
   /** Replicas whose first listing has not ended yet. */
@@ -39,7 +41,8 @@ final class ServedModels {
       boolean anyUndeclared, int pending, boolean starting, Set<String> gone) {
     this.byIndex = byIndex;
     this.declares = declares;
-    this.claimed = claimed;
+    this.claimed = Set.copyOf(claimed);
+    this.sortedClaimed = claimed;
     this.anyUndeclared = anyUndeclared;
     this.pending = pending;
     this.starting = starting;
@@ -138,7 +141,7 @@ final class ServedModels {
   Map<String, int[]> partialClaims(int max) {
     Map<String, int[]> parts = new TreeMap<>();
     int[] indices = new int[byIndex.length];
-    for (String model : claimed) {
+    for (String model : sortedClaimed) {
       if (parts.size() == max) break;
       int n = 0;
       for (int i = 0; i < byIndex.length; i++) {
@@ -181,7 +184,7 @@ final class ServedModels {
 
   /** {@return the claimed models, sorted and comma-separated, for messages} */
   String claimed() {
-    return String.join(", ", claimed);
+    return String.join(", ", sortedClaimed);
   }
 
   /**

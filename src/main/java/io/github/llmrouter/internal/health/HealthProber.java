@@ -4,13 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.OkHttpClients;
+import io.github.llmrouter.internal.transport.PerReplica;
 import io.github.llmrouter.replica.HealthCheck;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,7 +39,7 @@ public final class HealthProber implements AutoCloseable {
   private final Ticker ticker;
   private final Supplier<ScheduledExecutorService> scheduler;
   private final SplittableRandom random; // guarded by this
-  private final Map<String, Probe> probes = new HashMap<>(); // guarded by this
+  private final PerReplica<Probe> probes = new PerReplica<>(); // guarded by this
   private boolean closed; // guarded by this
 
   /**
@@ -67,18 +67,7 @@ public final class HealthProber implements AutoCloseable {
   /** Starts probes for replicas that joined, stops those of replicas that left. */
   public synchronized void update(ReplicaSet replicas) {
     if (closed) return;
-    Map<String, Replica> next = new HashMap<>();
-    for (Replica r : replicas.replicas()) next.put(r.id(), r);
-    probes.entrySet().removeIf(e -> {
-      Replica r = next.get(e.getKey());
-      if (r != null && r.equals(e.getValue().replica)) return false;
-      e.getValue().stop();
-      return true;
-    });
-    for (Replica r : replicas.replicas()) {
-      if (probes.containsKey(r.id())) continue;
-      Probe p = new Probe(r);
-      probes.put(r.id(), p);
+    for (Probe p : probes.update(replicas, r -> true, Probe::new)) {
       // The first check at a random point of the first interval spreads a fleet's checks out.
       p.schedule((long) (random.nextDouble() * config.interval().toNanos()));
     }
@@ -87,8 +76,7 @@ public final class HealthProber implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
-    probes.values().forEach(Probe::stop);
-    probes.clear();
+    probes.stopAll();
   }
 
   private synchronized long nextDelayNanos() {
@@ -97,8 +85,8 @@ public final class HealthProber implements AutoCloseable {
   }
 
   /** The checks of one replica. */
-  private final class Probe implements Callback {
-    final Replica replica;
+  private final class Probe implements Callback, PerReplica.Task {
+    private final Replica replica;
     private final Request request;
     private volatile boolean stopped;
     private volatile @Nullable ScheduledFuture<?> next;
@@ -113,6 +101,11 @@ public final class HealthProber implements AutoCloseable {
       Request.Builder b = new Request.Builder().url(replica.url(config.path())).get();
       for (Map.Entry<String, String> h : replica.headers().entrySet()) b.header(h.getKey(), h.getValue());
       this.request = b.build();
+    }
+
+    @Override
+    public Replica replica() {
+      return replica;
     }
 
     void schedule(long delayNanos) {
@@ -174,7 +167,8 @@ public final class HealthProber implements AutoCloseable {
       schedule(nextDelayNanos());
     }
 
-    void stop() {
+    @Override
+    public void stop() {
       stopped = true;
       ScheduledFuture<?> f = next;
       if (f != null) f.cancel(false);

@@ -8,11 +8,10 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
@@ -66,7 +65,7 @@ public final class ModelDiscovery implements AutoCloseable {
   private final Supplier<ScheduledExecutorService> scheduler;
   private final ModelListingSink sink;
   private final SplittableRandom random; // guarded by this
-  private final Map<String, Poll> polls = new HashMap<>(); // guarded by this
+  private final PerReplica<Poll> polls = new PerReplica<>(); // guarded by this
   /** When {@link #relistAll()} last asked every replica; Long.MIN_VALUE before it ever did. */
   private final AtomicLong relistedAt = new AtomicLong(Long.MIN_VALUE);
   private boolean closed; // guarded by this
@@ -115,21 +114,7 @@ public final class ModelDiscovery implements AutoCloseable {
    */
   public synchronized void update(ReplicaSet replicas) {
     if (closed) return;
-    Map<String, Replica> next = new HashMap<>();
-    for (Replica r : replicas.replicas()) {
-      if (r.models().isEmpty()) next.put(r.id(), r);
-    }
-    polls.entrySet().removeIf(e -> {
-      if (Objects.equals(next.get(e.getKey()), e.getValue().replica)) return false;
-      e.getValue().stop();
-      return true;
-    });
-    for (Replica r : next.values()) {
-      if (polls.containsKey(r.id())) continue;
-      Poll p = new Poll(r);
-      polls.put(r.id(), p);
-      p.listNow();
-    }
+    for (Poll p : polls.update(replicas, r -> r.models().isEmpty(), Poll::new)) p.listNow();
   }
 
   /**
@@ -141,10 +126,10 @@ public final class ModelDiscovery implements AutoCloseable {
     long last = relistedAt.get();
     if (last != Long.MIN_VALUE && now - last < RELIST_GAP_NANOS) return;
     if (!relistedAt.compareAndSet(last, now)) return;
-    Poll[] all;
+    List<Poll> all;
     synchronized (this) {
       if (closed) return;
-      all = polls.values().toArray(new Poll[0]);
+      all = polls.all();
     }
     for (Poll p : all) p.listNow();
   }
@@ -152,8 +137,7 @@ public final class ModelDiscovery implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
-    polls.values().forEach(Poll::stop);
-    polls.clear();
+    polls.stopAll();
   }
 
   private synchronized long jittered(long nanos) {
@@ -187,8 +171,8 @@ public final class ModelDiscovery implements AutoCloseable {
   }
 
   /** The listings of one replica: one in flight at a time, the next scheduled when it ends. */
-  private final class Poll implements Callback {
-    final Replica replica;
+  private final class Poll implements Callback, PerReplica.Task {
+    private final Replica replica;
     private final Request request;
     private final AtomicBoolean busy = new AtomicBoolean();
     private volatile boolean stopped;
@@ -205,6 +189,11 @@ public final class ModelDiscovery implements AutoCloseable {
         b.header(h.getKey(), h.getValue());
       }
       this.request = b.build();
+    }
+
+    @Override
+    public Replica replica() {
+      return replica;
     }
 
     /** Sends a listing now unless one is in flight; the scheduled one is withdrawn. */
@@ -268,7 +257,8 @@ public final class ModelDiscovery implements AutoCloseable {
       schedule(jittered(Math.min(backoff, intervalNanos)));
     }
 
-    void stop() {
+    @Override
+    public void stop() {
       stopped = true;
       ScheduledFuture<?> f = next;
       if (f != null) f.cancel(false);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.load.SubsetLoad;
+import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -12,10 +13,12 @@ import io.github.llmrouter.routing.Ranking;
 import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.routing.RoutingRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** A model served by part of the fleet is ranked over that part, in fleet indices. */
@@ -88,6 +91,43 @@ class ModelRouteTest {
     assertThat(part.totalInFlight()).isEqualTo(3);
     assertThat(part.effectiveQueue(0)).isEqualTo(load.effectiveQueue(2));
     assertThat(part.reportedLoadPerWeight(0)).as("the policy adds the part up itself").isNaN();
+  }
+
+  @Test
+  void everyReadingOfAPartsReplicaIsThatReplicasInTheFleetView() {
+    AtomicLong nanos = new AtomicLong(1_000);
+    LocalLoad fleetLoad = LocalLoad.of(fleet, nanos::get, Duration.ofSeconds(5));
+    fleetLoad.publish(3, new LoadReport(7, 5, 6, 0.25, 3.0, 2.0, 1_000,
+        LoadReport.Source.SCRAPE, 4096), false);
+    fleetLoad.publish(1, new LoadReport(1, 2, 1, 0.5, Double.NaN, Double.NaN, 1_000,
+        LoadReport.Source.SCRAPE, 1024), false);
+    nanos.set(1_200);
+    fleetLoad.publish(3, new LoadReport(7, 5, 6, 0.25, 7.0, 4.0, 1_000,
+        LoadReport.Source.SCRAPE, 4096), false); // two requests admitted, 2 s each
+    nanos.set(1_500);
+    LoadView part = new SubsetLoad(fleetLoad, new int[] {3, 1});
+    long now = part.now();
+    assertThat(now).isEqualTo(1_500);
+    for (int k = 0; k < 2; k++) {
+      int i = k == 0 ? 3 : 1;
+      assertThat(part.effectiveQueue(k)).isEqualTo(fleetLoad.effectiveQueue(i)).isPositive();
+      assertThat(part.effectiveQueue(k, now)).isEqualTo(fleetLoad.effectiveQueue(i, now));
+      assertThat(part.running(k, now)).isEqualTo(fleetLoad.running(i, now)).isPositive();
+      assertThat(part.kvUsage(k)).isEqualTo(fleetLoad.kvUsage(i)).isPositive();
+      assertThat(part.kvUsage(k, now)).isEqualTo(fleetLoad.kvUsage(i, now));
+      assertThat(part.kvCapacityTokens(k)).isEqualTo(fleetLoad.kvCapacityTokens(i))
+          .isPositive();
+      assertThat(part.kvCapacityTokens(k, now)).isEqualTo(fleetLoad.kvCapacityTokens(i, now));
+      assertThat(part.awaitingFirstToken(k, now))
+          .isEqualTo(fleetLoad.awaitingFirstToken(i, now)).isPositive();
+      assertThat(part.reportAgeNanos(k, now)).isEqualTo(500);
+      assertThat(part.reportedLoad(k, now)).isEqualTo(fleetLoad.reportedLoad(i, now))
+          .isPositive();
+      assertThat(part.concurrency(k, now)).isEqualTo(fleetLoad.concurrency(i, now));
+    }
+    assertThat(part.queueWait(0, now)).isEqualTo(fleetLoad.queueWait(3, now)).isPositive();
+    assertThat(part.running(0, now)).isNotEqualTo(part.running(1, now));
+    assertThat(part.nanoTime()).isEqualTo(fleetLoad.nanoTime());
   }
 
   @Test
