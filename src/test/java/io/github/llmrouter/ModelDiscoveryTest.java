@@ -10,10 +10,13 @@ import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.ResponseStream;
 import io.github.llmrouter.emulator.EmulatedReplica;
+import io.github.llmrouter.micrometer.LlmRouterMetrics;
 import io.github.llmrouter.observe.FleetSnapshot;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -111,6 +114,31 @@ class ModelDiscoveryTest {
       assertThat(fleet.forModel("delta").replicas()).as("every replica declares or lists")
           .isEmpty();
     }
+  }
+
+  @Test
+  void eachModelAskedForHasGaugesOfItsPartOfTheFleet() {
+    start("alpha-0", "alpha");
+    start("alpha-1", "alpha");
+    start("beta-0", "beta");
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (LlmClient client = client().listener(LlmRouterMetrics.of(registry)).build()) {
+      client.chat(ask("alpha", 0));
+      client.chat(ask("beta", 1));
+      assertThat(registry.get("llm.router.model.replicas").tag("model", "alpha").gauge().value())
+          .isEqualTo(2.0);
+      assertThat(registry.get("llm.router.model.replicas").tag("model", "beta").gauge().value())
+          .isEqualTo(1.0);
+      assertThat(registry.get("llm.router.model.replicas_needed").tag("model", "alpha")
+          .tag("target", "2.0").gauge().value())
+          .isEqualTo(client.fleet().forModel("alpha").replicasFor(2.0));
+      assertThat(registry.get("llm.router.model.waiting").tag("model", "beta").gauge().value())
+          .isZero();
+      assertThat(registry.find("llm.router.model.replicas").gauges()).as("a model each, no more")
+          .hasSize(2);
+    }
+    assertThat(registry.find("llm.router.model.replicas").gauges()).as("removed on close")
+        .isEmpty();
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,8 +27,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The fleet's side of {@link LlmRouterMetrics}: which replicas are members (as membership events
  * say, since they come before the client's own fleet changes), each member's gauges (in-flight
- * requests, load-report age, circuit-breaker state) and ejection counter, and the fleet's gauges,
- * read from the one client it serves. Thread-safe.
+ * requests, load-report age, circuit-breaker state) and ejection counter, the fleet's gauges and
+ * those of each model calls ask for, read from the one client it serves. Thread-safe.
  */
 final class FleetGauges {
   /** How long a fleet snapshot read by the gauges is reused: one pass over the fleet a scrape. */
@@ -45,6 +46,10 @@ final class FleetGauges {
   private final Map<String, ReplicaMeters> replicas = new ConcurrentHashMap<>();
   private final Map<String, String> breakerStates = new ConcurrentHashMap<>();
   private final List<Meter> fleetGauges = new ArrayList<>();
+  /** The models calls have asked for (bounded by the caller); guarded by fleetGauges. */
+  private final Set<String> models = new LinkedHashSet<>();
+  /** The gauges of those models' parts of the fleet; guarded by fleetGauges. */
+  private final List<Meter> modelGauges = new ArrayList<>();
 
   private volatile @Nullable FleetView client;
   private volatile @Nullable Snapshot snapshot;
@@ -77,8 +82,33 @@ final class FleetGauges {
           "Replicas that would bring the mean waiting requests per replica down to the target",
           null, Tags.of("target", Double.toString(targetMeanWaiting)),
           g -> g.fleet().replicasFor(targetMeanWaiting)));
+      for (String model : models) addModelGauges(model);
     }
     sync();
+  }
+
+  /**
+   * A call asked for {@code model} for the first time: its part of the fleet gets gauges (see
+   * {@link FleetSnapshot#forModel}), now or once the client is known.
+   */
+  void modelSeen(String model) {
+    if (model.isEmpty()) return;
+    synchronized (fleetGauges) {
+      if (models.add(model) && client != null) addModelGauges(model);
+    }
+  }
+
+  private void addModelGauges(String model) {
+    Tags tags = Tags.of("model", model);
+    modelGauges.add(gauge("llm.router.model.replicas", "Replicas that serve the model", null,
+        tags, g -> g.fleet().forModel(model).replicas().size()));
+    modelGauges.add(gauge("llm.router.model.waiting",
+        "Requests waiting on the model's replicas with a fresh load report", null, tags,
+        g -> g.fleet().forModel(model).totalWaiting()));
+    modelGauges.add(gauge("llm.router.model.replicas_needed",
+        "Replicas of the model that would bring its mean waiting requests per replica down to "
+            + "the target", null, tags.and("target", Double.toString(targetMeanWaiting)),
+        g -> g.fleet().forModel(model).replicasFor(targetMeanWaiting)));
   }
 
   void closed(FleetView closed) {
@@ -86,6 +116,8 @@ final class FleetGauges {
       if (client != closed) return;
       fleetGauges.forEach(registry::remove);
       fleetGauges.clear();
+      modelGauges.forEach(registry::remove);
+      modelGauges.clear();
       for (ReplicaMeters r : replicas.values()) r.gauges.forEach(registry::remove);
       client = null;
     }

@@ -269,7 +269,8 @@ public final class LlmRouterMetrics implements RoutingListener {
   private String model(String model) {
     if (models.contains(model)) return model;
     if (models.size() >= MAX_MODELS) return OTHER_MODEL;
-    models.add(model); // a race may admit a few more than MAX_MODELS: still bounded
+    // A race may admit a few more than MAX_MODELS: still bounded.
+    if (models.add(model)) fleet.modelSeen(model);
     return model;
   }
 
