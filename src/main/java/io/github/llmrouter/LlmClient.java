@@ -129,7 +129,7 @@ public final class LlmClient implements FleetView, AutoCloseable {
     if (!b.modelDiscoveryInterval.isZero()) {
       discovery = new ModelDiscovery(http, b.apiKey, b.modelDiscoveryInterval, b.ticker,
           scheduler, fleet, System.nanoTime());
-      fleet.listModels(discovery::relistAll);
+      fleet.listModels(discovery::relistAll, discovery::relist);
     }
     this.membership = new Membership(resolver, fleet, statuses, prober, discovery, scheduler,
         b.ticker, listener);

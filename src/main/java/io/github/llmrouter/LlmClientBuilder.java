@@ -253,7 +253,9 @@ public final class LlmClientBuilder {
    * request for a model another lists. Until every replica has been listed once (at start-up,
    * after scaling from zero) a call that names a model waits for the first listings, and later a
    * call for a model nobody lists waits for those of replicas that joined (at most twice their 2 s
-   * timeout; a replica that refuses them is listed as serving nothing, at once).
+   * timeout; a replica that refuses them is listed as serving nothing, at once). A model that an
+   * engine loading models on demand lists as not loaded (llama.cpp's router mode) goes first to
+   * the replicas that have it loaded.
    *
    * @param modelDiscoveryInterval the interval; not null
    * @return this builder

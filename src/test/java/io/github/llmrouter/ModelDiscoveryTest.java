@@ -239,6 +239,25 @@ class ModelDiscoveryTest {
   }
 
   @Test
+  void aModelIsSentWhereItIsLoadedRatherThanWhereItWouldBeLoadedFirst() {
+    // Like llama.cpp's router mode with --models-max 1 beside a server of alpha alone.
+    EmulatedReplica router = start(EmulatedReplica.builder().loadsModelsOnDemand(1), "router",
+        "alpha", "beta");
+    start("alpha-only", "alpha");
+    for (RoutingPolicy policy : List.of(RoutingPolicy.cacheAware(), RoutingPolicy.roundRobin())) {
+      try (LlmClient client = client().routingPolicy(policy).build()) {
+        for (int i = 0; i < 40; i++) {
+          String model = i % 2 == 0 ? "alpha" : "beta";
+          String by = answeredBy(client.chat(ask(model, i)));
+          assertThat(by).as("call %d for %s", i, model)
+              .isEqualTo(model.equals("beta") ? "router" : "alpha-only");
+        }
+      }
+    }
+    assertThat(router.modelLoads()).as("beta, loaded once").isEqualTo(1);
+  }
+
+  @Test
   void withDiscoveryOffNoReplicaIsAsked() {
     start("alpha-0", "alpha");
     start("beta-0", "beta");

@@ -1,6 +1,7 @@
 package io.github.llmrouter.emulator;
 
 import java.math.BigDecimal;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +38,11 @@ final class EmulatedEngine {
   volatile List<String> models;
   /** Whether a request for a model not in {@link #models} is answered 404, as vLLM does. */
   final boolean rejectsUnknownModels;
+  /** Models it keeps loaded at once when it loads them on demand; 0: every model always. */
+  final int maxLoadedModels;
+  /** The models loaded now, least recently used first; guarded by itself. */
+  private final LinkedHashSet<String> loaded = new LinkedHashSet<>();
+  final LongAdder modelLoads = new LongAdder();
   final EmulatedPrefixCache cache;
   final int defaultMaxTokens;
   private final long baseNanos;
@@ -63,13 +69,15 @@ final class EmulatedEngine {
   private final LongAdder admitted = new LongAdder();
   private final EmulatedReplica.Metrics metrics;
 
-  EmulatedEngine(String id, List<String> models, boolean rejectsUnknownModels, int blockChars,
+  EmulatedEngine(String id, List<String> models, boolean rejectsUnknownModels,
+      int maxLoadedModels, int blockChars,
       int cacheBlocks, int maxRunning, long baseNanos, long prefillNanosPerChar, long decodeNanos,
       int defaultMaxTokens, EmulatedReplica.Metrics metrics) {
     this.id = id;
     this.metrics = metrics;
     this.models = models;
     this.rejectsUnknownModels = rejectsUnknownModels;
+    this.maxLoadedModels = maxLoadedModels;
     this.cache = new EmulatedPrefixCache(blockChars, cacheBlocks);
     this.slots = new Semaphore(maxRunning, true); // fair: waiting requests are served FIFO
     this.baseNanos = baseNanos;
@@ -133,6 +141,30 @@ final class EmulatedEngine {
    * Looks the prompt up in the prefix cache, spends the prefill time of its uncached part, then
    * caches all of its blocks. Returns the number of cached characters.
    */
+  /**
+   * A request for {@code model} is served: on a replica that loads models on demand, the model is
+   * loaded first if it is not (a load counted, the least recently used model unloaded past the
+   * limit).
+   */
+  void use(String model) {
+    if (maxLoadedModels == 0) return;
+    synchronized (loaded) {
+      boolean had = loaded.remove(model);
+      loaded.add(model);
+      if (had) return;
+      modelLoads.increment();
+      while (loaded.size() > maxLoadedModels) loaded.remove(loaded.iterator().next());
+    }
+  }
+
+  /** {@return whether {@code model} is loaded now (always, unless models load on demand)} */
+  boolean isLoaded(String model) {
+    if (maxLoadedModels == 0) return true;
+    synchronized (loaded) {
+      return loaded.contains(model);
+    }
+  }
+
   int prefill(String model, String prompt) {
     long[] blocks = cache.blockHashes(model, prompt);
     int cached = cache.cachedPrefixBlocks(blocks) * cache.blockChars();

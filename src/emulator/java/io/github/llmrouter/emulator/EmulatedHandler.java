@@ -149,6 +149,7 @@ final class EmulatedHandler implements HttpHandler {
         sendError(ex, 404, "The model `" + model + "` does not exist.", null);
         return;
       }
+      engine.use(model);
       if (api == Api.EMBEDDINGS) {
         embeddings(ex, request, model);
       } else {
@@ -312,6 +313,9 @@ final class EmulatedHandler implements HttpHandler {
       item.put("owned_by", OWNER);
       item.put("root", m);
       item.put("max_model_len", 32768);
+      if (engine.maxLoadedModels > 0) {
+        item.putObject("status").put("value", engine.isLoaded(m) ? "loaded" : "unloaded");
+      }
     }
     sendJson(ex, 200, body);
   }

@@ -113,7 +113,7 @@ public final class EmulatedReplica implements AutoCloseable {
     this.idFromPort = b.id == null;
     List<String> models = b.models.isEmpty() ? List.of(DEFAULT_MODEL) : List.copyOf(b.models);
     this.engine = new EmulatedEngine(b.id != null ? b.id : "emulated-unstarted", models,
-        b.rejectUnknownModels, b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(),
+        b.rejectUnknownModels, b.maxLoadedModels, b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(),
         b.prefillNanosPerChar,
         b.decodeInterval.toNanos(), b.defaultMaxTokens, b.metrics);
   }
@@ -273,6 +273,11 @@ public final class EmulatedReplica implements AutoCloseable {
     return engine.models;
   }
 
+  /** {@return the models loaded on demand so far (see {@link Builder#loadsModelsOnDemand})} */
+  public long modelLoads() {
+    return engine.modelLoads.sum();
+  }
+
   /**
    * Serves other models from now on, as a server restarted with another model or with adapters
    * loaded or unloaded would: {@code /v1/models} lists them, and a replica built with {@link
@@ -391,8 +396,27 @@ public final class EmulatedReplica implements AutoCloseable {
     private Duration idleConnectionTimeout = Duration.ZERO;
     private Metrics metrics = Metrics.VLLM;
     private boolean rejectUnknownModels;
+    private int maxLoadedModels;
 
     private Builder() {}
+
+    /**
+     * Loads its models on demand and keeps at most {@code maxLoaded} loaded at once, as
+     * llama.cpp's server in router mode does ({@code --models-max}): {@code /v1/models} gives each
+     * model a {@code status} ({@code loaded} or {@code unloaded}); a request for a model not
+     * loaded loads it (counted by {@link EmulatedReplica#modelLoads()}) and unloads the least
+     * recently used past the limit. Loads take no modelled time. Default: every model always
+     * loaded.
+     *
+     * @param maxLoaded in [1, 64]
+     */
+    public Builder loadsModelsOnDemand(int maxLoaded) {
+      if (maxLoaded < 1 || maxLoaded > 64) {
+        throw new IllegalArgumentException("maxLoaded must be in [1, 64], got " + maxLoaded);
+      }
+      this.maxLoadedModels = maxLoaded;
+      return this;
+    }
 
     /**
      * Answers a request for a model it does not list with 404 and vLLM's error ({@code The model

@@ -265,6 +265,28 @@ class EmulatedReplicaTest {
   }
 
   @Test
+  void aReplicaThatLoadsModelsOnDemandListsTheirStatusAndCountsItsLoads() throws IOException {
+    EmulatedReplica r = start(EmulatedReplica.builder().model("alpha").model("beta")
+        .loadsModelsOnDemand(1).instant());
+    try (Response response = get(r, "/v1/models")) {
+      JsonNode body = JSON.readTree(response.body().string());
+      assertThat(body.path("data")).extracting(m -> m.at("/status/value").stringValue())
+          .containsExactly("unloaded", "unloaded");
+    }
+    for (String model : List.of("alpha", "alpha", "beta", "alpha")) {
+      postJson(r, "/v1/chat/completions", "{\"model\":\"" + model
+          + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    }
+    assertThat(r.modelLoads()).as("alpha, beta, alpha again").isEqualTo(3);
+    try (Response response = get(r, "/v1/models")) {
+      JsonNode body = JSON.readTree(response.body().string());
+      assertThat(body.path("data")).extracting(m -> m.at("/status/value").stringValue())
+          .containsExactly("loaded", "unloaded");
+    }
+    assertThat(start(EmulatedReplica.builder().instant()).modelLoads()).isZero();
+  }
+
+  @Test
   void idDefaultsToThePort() {
     EmulatedReplica r = start(EmulatedReplica.builder().instant());
 

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -138,19 +139,49 @@ final class LlamaServers {
     final int port;
     final String name;
     private final List<String> extraArgs;
+    /** A router-mode server's models directory (it loads them on demand); else null. */
+    private final @Nullable Path modelsDir;
     private @Nullable Process process;
 
-    private Server(String name, int port, List<String> extraArgs) {
+    private Server(String name, int port, List<String> extraArgs, @Nullable Path modelsDir) {
       this.name = name;
       this.port = port;
       this.extraArgs = extraArgs;
+      this.modelsDir = modelsDir;
     }
 
     /** Starts a server on a free port and waits until it is ready. */
     static Server start(String name, String... extraArgs) {
-      Server s = new Server(name, freePort(), List.of(extraArgs));
+      Server s = new Server(name, freePort(), List.of(extraArgs), null);
       s.restart();
       return s;
+    }
+
+    /**
+     * Starts a server in router mode ({@code --models-dir}) serving the tiny model under each of
+     * {@code models}' names, at most {@code maxLoaded} loaded at once ({@code --models-max}).
+     */
+    static Server startRouter(String name, int maxLoaded, String... models) {
+      Path dir = WORK.resolve(name + "-models");
+      try {
+        Files.createDirectories(dir);
+        for (String m : models) {
+          Files.copy(model(), dir.resolve(m + ".gguf"), StandardCopyOption.REPLACE_EXISTING);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Server s = new Server(name, freePort(),
+          List.of("--models-max", String.valueOf(maxLoaded)), dir);
+      s.restart();
+      return s;
+    }
+
+    /** {@return how many model instances a router-mode server has spawned: its model loads} */
+    long modelLoads() throws IOException {
+      try (var lines = Files.lines(WORK.resolve(name + "-" + port + ".log"))) {
+        return lines.filter(l -> l.contains("spawning server instance with name=")).count();
+      }
     }
 
     String baseUrl() {
@@ -160,10 +191,12 @@ final class LlamaServers {
     /** (Re)starts the process on this server's port and waits until it is ready (60 s at most). */
     void restart() {
       close(); // a process told to stop earlier, if any
-      List<String> cmd = new ArrayList<>(List.of(engine().toString(), "-m",
-          model().toAbsolutePath().toString(), "--host", "127.0.0.1", "--port",
-          String.valueOf(port), "--metrics", "--slots", "-c", "32768", "-np", "2", "-t", "1",
-          "--no-webui", "--chat-template", "chatml"));
+      Path dir = modelsDir;
+      List<String> cmd = new ArrayList<>(List.of(engine().toString(),
+          dir == null ? "-m" : "--models-dir",
+          (dir == null ? model() : dir).toAbsolutePath().toString(), "--host", "127.0.0.1",
+          "--port", String.valueOf(port), "--metrics", "--slots", "-c", "32768", "-np", "2", "-t",
+          "1", "--no-webui", "--chat-template", "chatml"));
       // The model's output is noise: ban the byte and control tokens, or the server's chat parser
       // answers HTTP 500 to it.
       for (int id = 0; id <= 258; id++) {

@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ChatMessage;
 import io.github.llmrouter.api.ChatRequest;
 import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.replica.Replica;
+import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,6 +65,49 @@ class ModelRoutingIT {
       serverById.put(Replica.builder(s.baseUrl()).build().id(), s.name);
     }
     sixtyCalls("found by discovery", b, serverById::get);
+  }
+
+  @Test
+  void aRouterModeServerIsNotMadeToSwapModelsThatAnotherServerHasLoaded() throws Exception {
+    LlamaServers.engine();
+    LlamaServers.Server router = LlamaServers.Server.startRouter("router", 1, "alpha", "beta");
+    servers.add(router);
+    servers.add(LlamaServers.Server.start("plain", "--alias", "alpha"));
+    // Routing by model alone: the models declared, nothing listed, round robin over alpha's two.
+    List<Replica> declared = List.of(
+        Replica.builder(router.baseUrl()).id("router").model("alpha").model("beta").build(),
+        Replica.builder(servers.get(1).baseUrl()).id("plain").model("alpha").build());
+    long before = router.modelLoads();
+    int byModelOnly = fortyCalls(LlmClient.builder().replicas(declared)
+        .modelDiscoveryInterval(Duration.ZERO).routingPolicy(RoutingPolicy.roundRobin()));
+    long swapsByModelOnly = router.modelLoads() - before;
+    // Found by discovery, which reads which model the router has loaded.
+    before = router.modelLoads();
+    int byResidency = fortyCalls(LlmClient.builder().replicas(router.baseUrl(),
+        servers.get(1).baseUrl()));
+    long swapsByResidency = router.modelLoads() - before;
+    System.out.printf(Locale.ROOT, "router-mode llama-server (--models-max 1) beside a plain one, "
+        + "40 calls of alpha and beta: %d model loads routing by model alone (round robin), %d by "
+        + "residency; wrong-model answers %d and %d%n", swapsByModelOnly, swapsByResidency,
+        byModelOnly, byResidency);
+    assertThat(byModelOnly + byResidency).as("calls answered by another model").isZero();
+    assertThat(swapsByResidency).as("beta loaded once, at most").isLessThanOrEqualTo(1);
+    assertThat(swapsByModelOnly).as("round robin sends alpha to the router too")
+        .isGreaterThan(5 * Math.max(1, swapsByResidency));
+  }
+
+  /** 40 calls alternating alpha and beta; returns those answered by another model. */
+  private static int fortyCalls(LlmClientBuilder builder) {
+    int wrong = 0;
+    try (LlmClient client = builder.build()) {
+      for (int i = 0; i < 40; i++) {
+        String model = i % 2 == 0 ? "alpha" : "beta";
+        ChatResponse answer = client.chat(ChatRequest.builder(model)
+            .message(ChatMessage.user("call " + i)).maxTokens(4).build());
+        if (!model.equals(answer.model())) wrong++;
+      }
+    }
+    return wrong;
   }
 
   /**

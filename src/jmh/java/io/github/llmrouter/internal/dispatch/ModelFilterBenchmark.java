@@ -87,8 +87,8 @@ public class ModelFilterBenchmark {
       Map<String, ModelRoute> byModel = new HashMap<>();
       ServedModels s = served;
       if (s != null) {
-        s.partialClaims(RoutingTable.MAX_ROUTED_MODELS).forEach((model, indices) ->
-            byModel.put(model, ModelRoute.of(policy, replicas, load, indices)));
+        s.parts(RoutingTable.MAX_ROUTED_MODELS).forEach((model, part) ->
+            byModel.put(model, ModelRoute.of(policy, replicas, load, part)));
       }
       routes = byModel;
     }

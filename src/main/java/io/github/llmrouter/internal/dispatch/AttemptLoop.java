@@ -409,6 +409,10 @@ final class AttemptLoop<R> {
     if (loser != null) loser.cancel();
     raced(r.hedge ? HedgeEvent.Winner.HEDGE : HedgeEvent.Winner.FIRST);
     finished(a.replica.id(), null, now);
+    ServedModels models = table.models;
+    if (models != null && models.loadsOnDemand(a.index, request.model())) {
+      dispatcher.fleet.loadedOnDemand(a.replica); // it has the model loaded now
+    }
     result.complete(value);
   }
 

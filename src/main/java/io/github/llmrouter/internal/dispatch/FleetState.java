@@ -7,6 +7,7 @@ import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.transport.LoadReportSink;
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.internal.transport.ModelListingSink;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.load.LoadReport;
@@ -21,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,6 +50,8 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   private final ModelCatalog models = new ModelCatalog();
   /** Asks every replica for its models again; a no-op unless they are asked. */
   private volatile Runnable relist = () -> { };
+  /** Asks one replica for its models again; a no-op unless they are asked. */
+  private volatile Consumer<String> relistOne = id -> { };
 
   /**
    * An empty fleet.
@@ -109,10 +113,20 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
    * relist} asks them all again. Called once, before the first snapshot.
    *
    * @param relist asks every replica for its models again (rate-limited by its owner)
+   * @param relistOne asks one replica, by id, for its models again (rate-limited by its owner)
    */
-  public synchronized void listModels(Runnable relist) {
+  public synchronized void listModels(Runnable relist, Consumer<String> relistOne) {
     this.relist = requireNonNull(relist, "relist");
+    this.relistOne = requireNonNull(relistOne, "relistOne");
     models.listing();
+  }
+
+  /**
+   * A call was answered by a replica that had listed its model as not loaded: it has loaded it,
+   * and may have unloaded another; ask it again.
+   */
+  void loadedOnDemand(Replica replica) {
+    relistOne.accept(replica.id());
   }
 
   /**
@@ -120,7 +134,7 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
    * listed, ends its first listing with no models). Ignored for a replica not in the fleet.
    */
   @Override
-  public synchronized void listed(Replica replica, @Nullable Set<String> listed) {
+  public synchronized void listed(Replica replica, @Nullable ModelList listed) {
     if (!models.listed(table.replicas, replica, listed)) return;
     table = table.withModels(models.served(table.replicas), policy);
     published();

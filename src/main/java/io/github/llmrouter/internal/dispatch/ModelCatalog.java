@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.HashMap;
@@ -43,12 +44,12 @@ final class ModelCatalog {
    *
    * @return whether what the fleet serves changed
    */
-  boolean listed(ReplicaSet replicas, Replica replica, @Nullable Set<String> models) {
+  boolean listed(ReplicaSet replicas, Replica replica, @Nullable ModelList models) {
     if (!inFleet(replicas, replica)) return false;
     ServedModels.Listing last = listings.get(replica.id());
     if (models == null && last != null) return false;
-    Set<String> now = models == null ? Set.of() : Set.copyOf(models);
-    if (last != null && last.models().equals(now)) return false;
+    ModelList now = models == null ? ModelList.of(Set.of()) : models;
+    if (last != null && last.list().equals(now)) return false;
     listings.put(replica.id(), new ServedModels.Listing(replica, now));
     return true;
   }
@@ -59,7 +60,7 @@ final class ModelCatalog {
     for (Replica r : replicas.replicas()) {
       ServedModels.Listing l = listings.get(r.id());
       if (!r.models().isEmpty()) served.put(r.id(), r.models());
-      else if (l != null && l.replica().equals(r)) served.put(r.id(), l.models());
+      else if (l != null && l.replica().equals(r)) served.put(r.id(), l.list().models());
     }
     return served;
   }

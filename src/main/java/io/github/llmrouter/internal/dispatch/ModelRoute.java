@@ -12,88 +12,133 @@ import io.github.llmrouter.routing.RoutingRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The routing of one model served by part of the fleet: a picker of the policy over that model's
- * replicas alone (its own ring, key space and load bound) and their load, whose rankings give
- * fleet indices. A request for the model ranks only its replicas instead of skipping the others
- * in a ranking of the whole fleet. Immutable; made with its {@link RoutingTable}.
+ * The routing of one model served by part of the fleet, or loaded on part of it: a picker of the
+ * policy over that model's replicas alone (its own ring, key space and load bound) and their
+ * load, whose rankings give fleet indices; when only some of them have the model loaded (an
+ * engine that loads models on demand), those are ranked first and the others after, so that a
+ * call makes no replica swap models while one that has it loaded can take it. Immutable; made
+ * with its {@link RoutingTable}.
  */
 final class ModelRoute {
-  private final ReplicaPicker picker;
-  private final SubsetLoad load;
-  /** For each replica of the model, its fleet index. */
-  private final int[] toFleet;
-  /** For each fleet index, the replica's index among the model's, or -1. */
-  private final int[] fromFleet;
+  private final Tier first;
+  private final @Nullable Tier then;
 
-  private ModelRoute(ReplicaPicker picker, SubsetLoad load, int[] toFleet, int[] fromFleet) {
-    this.picker = picker;
-    this.load = load;
-    this.toFleet = toFleet;
-    this.fromFleet = fromFleet;
+  private ModelRoute(Tier first, @Nullable Tier then) {
+    this.first = first;
+    this.then = then;
   }
 
-  /**
-   * The route over the replicas at {@code indices} of {@code replicas}.
-   *
-   * @param indices fleet indices, ascending, at least one
-   */
+  /** The route over the replicas of {@code part}. */
   static ModelRoute of(RoutingPolicy policy, ReplicaSet replicas, LocalLoad fleetLoad,
-      int[] indices) {
-    List<Replica> part = new ArrayList<>(indices.length);
-    int[] fromFleet = new int[replicas.size()];
-    Arrays.fill(fromFleet, -1);
-    for (int k = 0; k < indices.length; k++) {
-      part.add(replicas.get(indices[k]));
-      fromFleet[indices[k]] = k;
+      ServedModels.Part part) {
+    int[] loaded = part.loaded();
+    if (loaded == null) {
+      return new ModelRoute(Tier.of(policy, replicas, fleetLoad, part.replicas()), null);
     }
-    return new ModelRoute(policy.newPicker(ReplicaSet.of(part)),
-        new SubsetLoad(fleetLoad, indices), indices, fromFleet);
+    int[] rest = Arrays.stream(part.replicas())
+        .filter(i -> Arrays.binarySearch(loaded, i) < 0).toArray();
+    return new ModelRoute(Tier.of(policy, replicas, fleetLoad, loaded),
+        Tier.of(policy, replicas, fleetLoad, rest));
   }
 
   /** {@return the model's replicas ranked for {@code request}, as fleet indices} */
   Ranking rank(RoutingRequest request) {
-    return new FleetIndexed(picker.rank(request, load));
+    return new FleetIndexed(request);
   }
 
-  /** A ranking over the model's replicas seen through fleet indices. */
-  private final class FleetIndexed implements Ranking {
-    private final Ranking ranking;
+  /** Replicas ranked together: a picker over them, their load, and their fleet indices. */
+  private static final class Tier {
+    final ReplicaPicker picker;
+    final SubsetLoad load;
+    /** For each replica of the tier, its fleet index. */
+    final int[] toFleet;
+    /** For each fleet index, the replica's index in the tier, or -1. */
+    final int[] fromFleet;
 
-    FleetIndexed(Ranking ranking) {
-      this.ranking = ranking;
+    private Tier(ReplicaPicker picker, SubsetLoad load, int[] toFleet, int[] fromFleet) {
+      this.picker = picker;
+      this.load = load;
+      this.toFleet = toFleet;
+      this.fromFleet = fromFleet;
+    }
+
+    /** The tier of the replicas at {@code indices} (ascending, at least one) of {@code replicas}. */
+    static Tier of(RoutingPolicy policy, ReplicaSet replicas, LocalLoad fleetLoad,
+        int[] indices) {
+      List<Replica> part = new ArrayList<>(indices.length);
+      int[] fromFleet = new int[replicas.size()];
+      Arrays.fill(fromFleet, -1);
+      for (int k = 0; k < indices.length; k++) {
+        part.add(replicas.get(indices[k]));
+        fromFleet[indices[k]] = k;
+      }
+      return new Tier(policy.newPicker(ReplicaSet.of(part)), new SubsetLoad(fleetLoad, indices),
+          indices, fromFleet);
+    }
+  }
+
+  /** The tiers' rankings in turn, seen through fleet indices; the second is made on demand. */
+  private final class FleetIndexed implements Ranking {
+    private final RoutingRequest request;
+    private final Ranking firstRanking;
+    private @Nullable Ranking thenRanking;
+    /** The ranking that returned the last index. */
+    private Ranking last;
+
+    FleetIndexed(RoutingRequest request) {
+      this.request = request;
+      this.firstRanking = first.picker.rank(request, first.load);
+      this.last = firstRanking;
     }
 
     @Override
     public int next() {
-      int i = ranking.next();
-      return i < 0 ? i : toFleet[i];
+      int i = firstRanking.next();
+      if (i >= 0) {
+        last = firstRanking;
+        return first.toFleet[i];
+      }
+      Tier t = then;
+      if (t == null) return -1;
+      Ranking r = thenRanking;
+      if (r == null) thenRanking = r = t.picker.rank(request, t.load);
+      i = r.next();
+      if (i < 0) return -1;
+      last = r;
+      return t.toFleet[i];
     }
 
     @Override
     public String reason() {
-      return ranking.reason();
+      return last.reason();
     }
 
     @Override
     public RoutedAttempt sent(int index, long nanos, boolean streamed) {
-      return ranking.sent(fromFleet[index], nanos, streamed);
+      int k = first.fromFleet[index];
+      if (k >= 0) return firstRanking.sent(k, nanos, streamed);
+      Tier t = then;
+      Ranking r = thenRanking;
+      if (t == null || r == null || t.fromFleet[index] < 0) return RoutedAttempt.IGNORED;
+      return r.sent(t.fromFleet[index], nanos, streamed);
     }
 
     @Override
     public long predictedCachedTokens() {
-      return ranking.predictedCachedTokens();
+      return last.predictedCachedTokens();
     }
 
     @Override
     public double estimatedWaitSeconds() {
-      return ranking.estimatedWaitSeconds();
+      return last.estimatedWaitSeconds();
     }
 
     @Override
     public String versusRunnerUp() {
-      return ranking.versusRunnerUp();
+      return last.versusRunnerUp();
     }
   }
 }

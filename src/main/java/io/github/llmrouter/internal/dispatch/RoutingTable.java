@@ -24,7 +24,7 @@ final class RoutingTable {
   final Eligibility eligibility;
   /** Which replicas serve which models; null when routing by model changes nothing. */
   final @Nullable ServedModels models;
-  /** The models served by part of the fleet, each with its own picker; usually empty. */
+  /** The models served or loaded by part of the fleet, each with its own route; usually empty. */
   private final Map<String, ModelRoute> routes;
 
   private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
@@ -41,8 +41,8 @@ final class RoutingTable {
       LocalLoad load, @Nullable ServedModels models) {
     if (models == null) return Map.of();
     Map<String, ModelRoute> routes = new HashMap<>();
-    models.partialClaims(MAX_ROUTED_MODELS).forEach(
-        (model, indices) -> routes.put(model, ModelRoute.of(policy, replicas, load, indices)));
+    models.parts(MAX_ROUTED_MODELS).forEach(
+        (model, part) -> routes.put(model, ModelRoute.of(policy, replicas, load, part)));
     return routes;
   }
 

@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.dispatch;
 
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.Arrays;
@@ -22,6 +23,8 @@ import org.jspecify.annotations.Nullable;
 final class ServedModels {
   /** Each replica's declared or listed models, at its snapshot index; empty if neither. */
   private final Set<String>[] byIndex;
+  /** Per index: the models it serves but lists as not loaded now; usually empty. */
+  private final Set<String>[] unloaded;
   /** Per index: whether the replica declares its models (then it serves nothing else). */
   private final boolean[] declares;
   /** Every claimed model, hashed for the lookups on the routing path. */
@@ -37,9 +40,11 @@ final class ServedModels {
   /** Models the fleet has served and no replica of this snapshot claims; usually empty. */
   private final Set<String> gone;
 
-  private ServedModels(Set<String>[] byIndex, boolean[] declares, Set<String> claimed,
-      boolean anyUndeclared, int pending, boolean starting, Set<String> gone) {
+  private ServedModels(Set<String>[] byIndex, Set<String>[] unloaded, boolean[] declares,
+      Set<String> claimed, boolean anyUndeclared, int pending, boolean starting,
+      Set<String> gone) {
     this.byIndex = byIndex;
+    this.unloaded = unloaded;
     this.declares = declares;
     this.claimed = Set.copyOf(claimed);
     this.sortedClaimed = claimed;
@@ -67,6 +72,8 @@ final class ServedModels {
       boolean listing, boolean starting, Set<String> known) {
     int n = replicas.size();
     Set<String>[] byIndex = new Set[n];
+    Set<String>[] unloaded = new Set[n];
+    boolean anyUnloaded = false;
     boolean[] declares = new boolean[n];
     Set<String> claimed = new TreeSet<>();
     boolean anyUndeclared = false;
@@ -76,6 +83,7 @@ final class ServedModels {
     for (int i = 0; i < n; i++) {
       Replica r = replicas.get(i);
       Set<String> models = r.models();
+      unloaded[i] = Set.of();
       if (!models.isEmpty()) {
         declares[i] = true;
         anyDeclared = true;
@@ -83,7 +91,9 @@ final class ServedModels {
         anyUndeclared = true;
         Listing l = listings.get(r.id());
         if (l != null && l.replica().equals(r)) {
-          models = l.models();
+          models = l.list().models();
+          unloaded[i] = l.list().unloaded();
+          anyUnloaded |= !unloaded[i].isEmpty();
         } else if (listing) {
           pending++;
         }
@@ -99,8 +109,9 @@ final class ServedModels {
       gone = Set.copyOf(gone);
     }
     ModelCatalog.remember(known, claimed);
-    if (!anyDeclared && pending == 0 && alike && gone.isEmpty()) return null;
-    return new ServedModels(byIndex, declares, claimed, anyUndeclared, pending, starting, gone);
+    if (!anyDeclared && pending == 0 && alike && gone.isEmpty() && !anyUnloaded) return null;
+    return new ServedModels(byIndex, unloaded, declares, claimed, anyUndeclared, pending,
+        starting, gone);
   }
 
   /** {@return whether some replica declares or lists {@code model}} */
@@ -134,23 +145,49 @@ final class ServedModels {
   }
 
   /**
-   * The claimed models served by part of the snapshot, each with the indices of its replicas
-   * (ascending), at most {@code max} models in name order; models every replica serves are left
-   * out (the whole fleet's picker ranks them).
+   * The claimed models that need a route of their own, at most {@code max} in name order: those
+   * served by part of the snapshot, and those some of whose replicas would have to load them
+   * first (while others have them loaded). Models every replica serves, loaded, are left out
+   * (the whole fleet's picker ranks them).
    */
-  Map<String, int[]> partialClaims(int max) {
-    Map<String, int[]> parts = new TreeMap<>();
-    int[] indices = new int[byIndex.length];
+  Map<String, Part> parts(int max) {
+    Map<String, Part> parts = new TreeMap<>();
+    int[] all = new int[byIndex.length];
+    int[] loaded = new int[byIndex.length];
     for (String model : sortedClaimed) {
       if (parts.size() == max) break;
       int n = 0;
+      int k = 0;
       for (int i = 0; i < byIndex.length; i++) {
-        if (byIndex[i].contains(model)) indices[n++] = i;
+        if (!byIndex[i].contains(model)) continue;
+        all[n++] = i;
+        if (!unloaded[i].contains(model)) loaded[k++] = i;
       }
-      if (n > 0 && n < byIndex.length) parts.put(model, Arrays.copyOf(indices, n));
+      boolean partial = n > 0 && n < byIndex.length;
+      boolean someUnloaded = k > 0 && k < n;
+      if (partial || someUnloaded) {
+        parts.put(model, new Part(Arrays.copyOf(all, n),
+            someUnloaded ? Arrays.copyOf(loaded, k) : null));
+      }
     }
     return parts;
   }
+
+  /**
+   * Whether replica {@code index} listed {@code model} as not loaded: a call for it there makes
+   * the replica load it (and maybe unload another). An array and a set lookup.
+   */
+  boolean loadsOnDemand(int index, String model) {
+    return unloaded[index].contains(model);
+  }
+
+  /**
+   * The replicas of one model.
+   *
+   * @param replicas their fleet indices, ascending
+   * @param loaded those that have it loaded, when only some do; else null
+   */
+  record Part(int[] replicas, int @Nullable [] loaded) {}
 
   /** {@return whether some replica of the snapshot may take a request for {@code model}} */
   boolean anyServes(String model) {
@@ -191,7 +228,7 @@ final class ServedModels {
    * What a replica last said it serves.
    *
    * @param replica the replica as it was described when asked
-   * @param models the models it listed; empty if it listed none, or its first listing failed
+   * @param list what it listed; no model if it listed none, or its first listing failed
    */
-  record Listing(Replica replica, Set<String> models) {}
+  record Listing(Replica replica, ModelList list) {}
 }

@@ -134,6 +134,19 @@ public final class ModelDiscovery implements AutoCloseable {
     for (Poll p : all) p.listNow();
   }
 
+  /**
+   * Asks one replica again now (one whose listing is in flight keeps it), at most once a second
+   * per replica: after it loaded a model on demand, which may have unloaded another.
+   */
+  public void relist(String replicaId) {
+    Poll p;
+    synchronized (this) {
+      if (closed) return;
+      p = polls.get(replicaId);
+    }
+    if (p != null) p.relistNow();
+  }
+
   @Override
   public synchronized void close() {
     closed = true;
@@ -145,10 +158,11 @@ public final class ModelDiscovery implements AutoCloseable {
   }
 
   /**
-   * The model names in an OpenAI model list: every {@code data[].id}, and the {@code aliases}
-   * llama.cpp's server adds; null if {@code body} is not such a list.
+   * The models in an OpenAI model list: every {@code data[].id}, and the {@code aliases}
+   * llama.cpp's server adds, those whose {@code status.value} is other than {@code loaded} (a
+   * router-mode llama.cpp server's) as not loaded; null if {@code body} is not such a list.
    */
-  static @Nullable Set<String> parse(String body) {
+  static @Nullable ModelList parse(String body) {
     JsonNode root;
     try {
       root = Json.MAPPER.readTree(body);
@@ -157,16 +171,20 @@ public final class ModelDiscovery implements AutoCloseable {
     }
     if (root == null || !root.path("data").isArray()) return null;
     Set<String> models = new LinkedHashSet<>();
+    Set<String> unloaded = new LinkedHashSet<>();
     for (JsonNode item : root.path("data")) {
-      add(models, item.path("id"));
-      for (JsonNode alias : item.path("aliases")) add(models, alias);
+      JsonNode status = item.path("status").path("value");
+      boolean loaded = !status.isString() || status.stringValue().equals("loaded");
+      add(models, loaded ? null : unloaded, item.path("id"));
+      for (JsonNode alias : item.path("aliases")) add(models, loaded ? null : unloaded, alias);
     }
-    return models;
+    return new ModelList(models, unloaded);
   }
 
-  private static void add(Set<String> models, JsonNode name) {
+  private static void add(Set<String> models, @Nullable Set<String> unloaded, JsonNode name) {
     if (name.isString() && !name.stringValue().isEmpty() && models.size() < MAX_MODELS) {
       models.add(name.stringValue());
+      if (unloaded != null) unloaded.add(name.stringValue());
     }
   }
 
@@ -175,6 +193,8 @@ public final class ModelDiscovery implements AutoCloseable {
     private final Replica replica;
     private final Request request;
     private final AtomicBoolean busy = new AtomicBoolean();
+    /** When {@link #relistNow()} last listed; Long.MIN_VALUE before it ever did. */
+    private final AtomicLong relistedAt = new AtomicLong(Long.MIN_VALUE);
     private volatile boolean stopped;
     private volatile @Nullable ScheduledFuture<?> next;
     private volatile @Nullable Call inFlight;
@@ -194,6 +214,14 @@ public final class ModelDiscovery implements AutoCloseable {
     @Override
     public Replica replica() {
       return replica;
+    }
+
+    /** {@link #listNow()}, unless this replica was relisted less than a second ago. */
+    void relistNow() {
+      long now = ticker.read();
+      long last = relistedAt.get();
+      if (last != Long.MIN_VALUE && now - last < RELIST_GAP_NANOS) return;
+      if (relistedAt.compareAndSet(last, now)) listNow();
     }
 
     /** Sends a listing now unless one is in flight; the scheduled one is withdrawn. */
@@ -218,7 +246,7 @@ public final class ModelDiscovery implements AutoCloseable {
 
     @Override
     public void onResponse(Call call, Response response) {
-      Set<String> models = null;
+      ModelList models = null;
       String why = null;
       try (response) {
         if (!response.isSuccessful()) {
@@ -244,7 +272,7 @@ public final class ModelDiscovery implements AutoCloseable {
       ended(null, e.getClass().getSimpleName());
     }
 
-    private void ended(@Nullable Set<String> models, @Nullable String why) {
+    private void ended(@Nullable ModelList models, @Nullable String why) {
       if (stopped) return;
       sink.listed(replica, models);
       if (models != null) {

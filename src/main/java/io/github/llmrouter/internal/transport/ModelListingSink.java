@@ -1,7 +1,6 @@
 package io.github.llmrouter.internal.transport;
 
 import io.github.llmrouter.replica.Replica;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,8 +12,8 @@ public interface ModelListingSink {
    * {@code replica} answered a listing, or failed to.
    *
    * @param replica the replica asked
-   * @param models the model names it listed (possibly none), or null if the listing failed (no
-   *     answer, an error status, a body that is not a model list)
+   * @param models what it listed (possibly no model), or null if the listing failed (no answer,
+   *     an error status, a body that is not a model list)
    */
-  void listed(Replica replica, @Nullable Set<String> models);
+  void listed(Replica replica, @Nullable ModelList models);
 }

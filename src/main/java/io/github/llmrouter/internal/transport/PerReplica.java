@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One background task per replica of a fleet (a health probe, a model listing): started when a
@@ -56,6 +57,11 @@ public final class PerReplica<T extends PerReplica.Task> {
       started.add(task);
     }
     return started;
+  }
+
+  /** {@return the task of the replica with this id, or null if it has none} */
+  public @Nullable T get(String replicaId) {
+    return tasks.get(replicaId);
   }
 
   /** {@return the tasks, in no particular order} */

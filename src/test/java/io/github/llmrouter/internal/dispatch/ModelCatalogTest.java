@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.List;
@@ -23,8 +24,8 @@ class ModelCatalogTest {
     assertThat(pending.pending()).isTrue();
     assertThat(pending.awaitsListing("alpha")).as("start-up").isTrue();
 
-    assertThat(catalog.listed(both, a, Set.of("alpha"))).isTrue();
-    assertThat(catalog.listed(both, a, Set.of("alpha"))).as("the same again").isFalse();
+    assertThat(catalog.listed(both, a, ModelList.of(Set.of("alpha")))).isTrue();
+    assertThat(catalog.listed(both, a, ModelList.of(Set.of("alpha")))).as("the same again").isFalse();
     assertThat(catalog.listed(both, a, null)).as("failed: the last good one stays").isFalse();
     assertThat(catalog.listed(both, b, null)).as("b's first, failed: serves nothing named")
         .isTrue();
@@ -33,9 +34,9 @@ class ModelCatalogTest {
     assertThat(catalog.byReplica(both).get("a")).containsExactly("alpha");
 
     Replica stranger = Replica.builder("http://10.0.0.9:8000").id("z").build();
-    assertThat(catalog.listed(both, stranger, Set.of("x"))).as("not in the fleet").isFalse();
+    assertThat(catalog.listed(both, stranger, ModelList.of(Set.of("x")))).as("not in the fleet").isFalse();
     Replica movedA = a.toBuilder().header("x-route", "2").build();
-    assertThat(catalog.listed(both, movedA, Set.of("x"))).as("described otherwise").isFalse();
+    assertThat(catalog.listed(both, movedA, ModelList.of(Set.of("x")))).as("described otherwise").isFalse();
 
     catalog.settled();
     ServedModels served = catalog.served(both);
@@ -48,8 +49,8 @@ class ModelCatalogTest {
   @Test
   void aReplicaThatLeavesTakesItsListingAndAnEmptyFleetStartsOver() {
     catalog.listing();
-    catalog.listed(both, a, Set.of("alpha"));
-    catalog.listed(both, b, Set.of("beta"));
+    catalog.listed(both, a, ModelList.of(Set.of("alpha")));
+    catalog.listed(both, b, ModelList.of(Set.of("beta")));
     catalog.settled();
     ReplicaSet onlyA = ReplicaSet.of(List.of(a));
     catalog.membership(onlyA);

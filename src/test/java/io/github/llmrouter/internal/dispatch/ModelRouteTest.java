@@ -6,6 +6,7 @@ import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.load.SubsetLoad;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import io.github.llmrouter.routing.Fleets;
@@ -63,7 +64,8 @@ class ModelRouteTest {
   @Test
   void theModelsReplicasAloneAreRankedAndTheOutcomeGoesBackToTheirOwnIndex() {
     Recording policy = new Recording();
-    ModelRoute route = ModelRoute.of(policy, fleet, load, new int[] {1, 3, 4});
+    ModelRoute route =
+        ModelRoute.of(policy, fleet, load, new ServedModels.Part(new int[] {1, 3, 4}, null));
     assertThat(policy.pickedOver).singleElement().satisfies(part ->
         assertThat(part.replicas()).extracting(Replica::id).containsExactly("r1", "r3", "r4"));
     load.counter(3).acquire();
@@ -136,13 +138,49 @@ class ModelRouteTest {
     for (int i = 0; i < 5; i++) {
       Replica r = fleet.get(i);
       Set<String> models = i < 2 ? Set.of("all", "a", "x" + i) : Set.of("all", "b");
-      listings.put(r.id(), new ServedModels.Listing(r, models));
+      listings.put(r.id(), new ServedModels.Listing(r, ModelList.of(models)));
     }
     ServedModels served = ServedModels.of(fleet, listings, true, false, new java.util.HashSet<>());
     assertThat(served).isNotNull();
-    Map<String, int[]> parts = served.partialClaims(64);
+    Map<String, ServedModels.Part> parts = served.parts(64);
     assertThat(parts).containsOnlyKeys("a", "b", "x0", "x1");
-    assertThat(parts.get("b")).containsExactly(2, 3, 4);
-    assertThat(served.partialClaims(2)).containsOnlyKeys("a", "b");
+    assertThat(parts.get("b").replicas()).containsExactly(2, 3, 4);
+    assertThat(parts.get("b").loaded()).as("loaded wherever served").isNull();
+    assertThat(served.parts(2)).containsOnlyKeys("a", "b");
+  }
+
+  @Test
+  void aModelLoadedOnSomeOfItsReplicasRanksThoseFirst() {
+    Map<String, ServedModels.Listing> listings = new java.util.HashMap<>();
+    for (int i = 0; i < 5; i++) {
+      Replica r = fleet.get(i);
+      // 0 and 1 load models on demand: 0 has "a" loaded, 1 has "b"; 2..4 serve "a" only.
+      ModelList list = i == 0 ? new ModelList(Set.of("a", "b"), Set.of("b"))
+          : i == 1 ? new ModelList(Set.of("a", "b"), Set.of("a"))
+          : ModelList.of(Set.of("a"));
+      listings.put(r.id(), new ServedModels.Listing(r, list));
+    }
+    ServedModels served = ServedModels.of(fleet, listings, true, false, new java.util.HashSet<>());
+    assertThat(served).isNotNull();
+    assertThat(served.loadsOnDemand(1, "a")).isTrue();
+    assertThat(served.loadsOnDemand(0, "a")).isFalse();
+    Map<String, ServedModels.Part> parts = served.parts(64);
+    assertThat(parts.get("a").replicas()).containsExactly(0, 1, 2, 3, 4);
+    assertThat(parts.get("a").loaded()).containsExactly(0, 2, 3, 4);
+    assertThat(parts.get("b").loaded()).as("loaded on 1 only of 0 and 1").containsExactly(1);
+
+    Recording policy = new Recording();
+    ModelRoute route = ModelRoute.of(policy, fleet, load, parts.get("a"));
+    Ranking ranking = route.rank(RoutingRequest.of("a", "hello"));
+    assertThat(ranking.next()).isEqualTo(0);
+    assertThat(ranking.next()).isEqualTo(2);
+    assertThat(ranking.next()).isEqualTo(3);
+    assertThat(ranking.next()).isEqualTo(4);
+    assertThat(policy.pickedOver).hasSize(2);
+    assertThat(ranking.next()).as("then the one that would load it").isEqualTo(1);
+    assertThat(ranking.next()).isEqualTo(-1);
+    ranking.sent(1, 0, false);
+    ranking.sent(3, 0, false);
+    assertThat(policy.sent).as("each tier's own index").containsExactly(0, 2);
   }
 }

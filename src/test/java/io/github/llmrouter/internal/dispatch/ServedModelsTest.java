@@ -2,6 +2,7 @@ package io.github.llmrouter.internal.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.util.HashMap;
@@ -21,7 +22,7 @@ class ServedModelsTest {
   private final Set<String> known = new LinkedHashSet<>();
 
   private void list(Replica r, String... models) {
-    listings.put(r.id(), new ServedModels.Listing(r, Set.of(models)));
+    listings.put(r.id(), new ServedModels.Listing(r, ModelList.of(Set.of(models))));
   }
 
   @Test

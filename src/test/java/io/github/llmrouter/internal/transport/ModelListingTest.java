@@ -14,21 +14,38 @@ class ModelListingTest {
         + "\"parent\":null,\"max_model_len\":8192},"
         + "{\"id\":\"sql-lora\",\"object\":\"model\",\"root\":\"/adapters/sql\","
         + "\"parent\":\"meta-llama/Llama-3.1-8B\"}]}";
-    assertThat(ModelDiscovery.parse(body))
-        .containsExactly("meta-llama/Llama-3.1-8B", "sql-lora");
+    ModelList list = ModelDiscovery.parse(body);
+    assertThat(list).isNotNull();
+    assertThat(list.models()).containsExactlyInAnyOrder("meta-llama/Llama-3.1-8B", "sql-lora");
+    assertThat(list.unloaded()).isEmpty();
   }
 
   @Test
   void llamaCppListsItsModelWithItsAliases() {
     String body = "{\"models\":[{\"name\":\"/m/tiny.gguf\"}],\"object\":\"list\",\"data\":["
         + "{\"id\":\"/m/tiny.gguf\",\"aliases\":[\"tiny\",\"\",7,\"tiny\"],\"object\":\"model\"}]}";
-    assertThat(ModelDiscovery.parse(body)).containsExactly("/m/tiny.gguf", "tiny");
+    assertThat(ModelDiscovery.parse(body)).isEqualTo(
+        ModelList.of(java.util.Set.of("/m/tiny.gguf", "tiny")));
+  }
+
+  @Test
+  void aRouterModeLlamaCppServerListsWhichOfItsModelsAreNotLoaded() {
+    String body = "{\"data\":[{\"id\":\"alpha\",\"aliases\":[],\"status\":{\"value\":"
+        + "\"unloaded\",\"args\":[]}},{\"id\":\"beta\",\"status\":{\"value\":\"loaded\"}},"
+        + "{\"id\":\"gamma\",\"aliases\":[\"g\"],\"status\":{\"value\":\"loading\"}}],"
+        + "\"object\":\"list\"}";
+    ModelList list = ModelDiscovery.parse(body);
+    assertThat(list).isNotNull();
+    assertThat(list.models()).containsExactlyInAnyOrder("alpha", "beta", "gamma", "g");
+    assertThat(list.unloaded()).containsExactlyInAnyOrder("alpha", "gamma", "g");
   }
 
   @Test
   void anEmptyListServesNothingNamedAndOtherBodiesAreNoList() {
-    assertThat(ModelDiscovery.parse("{\"object\":\"list\",\"data\":[]}")).isEmpty();
-    assertThat(ModelDiscovery.parse("{\"data\":[{\"id\":null},{\"name\":\"x\"},3]}")).isEmpty();
+    assertThat(ModelDiscovery.parse("{\"object\":\"list\",\"data\":[]}"))
+        .isEqualTo(ModelList.of(java.util.Set.of()));
+    assertThat(ModelDiscovery.parse("{\"data\":[{\"id\":null},{\"name\":\"x\"},3]}"))
+        .isEqualTo(ModelList.of(java.util.Set.of()));
     assertThat(ModelDiscovery.parse("{\"data\":{\"id\":\"x\"}}")).isNull();
     assertThat(ModelDiscovery.parse("[]")).isNull();
     assertThat(ModelDiscovery.parse("not json")).isNull();
@@ -42,8 +59,10 @@ class ModelListingTest {
       if (i > 0) body.append(',');
       body.append("{\"id\":\"adapter-").append(i).append("\"}");
     }
-    assertThat(ModelDiscovery.parse(body.append("]}").toString()))
-        .hasSize(ModelDiscovery.MAX_MODELS).contains("adapter-0").doesNotContain("adapter-4096");
+    ModelList list = ModelDiscovery.parse(body.append("]}").toString());
+    assertThat(list).isNotNull();
+    assertThat(list.models()).hasSize(ModelDiscovery.MAX_MODELS).contains("adapter-0")
+        .doesNotContain("adapter-4096");
   }
 
   @Test
