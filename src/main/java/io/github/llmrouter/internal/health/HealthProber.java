@@ -85,45 +85,30 @@ public final class HealthProber implements AutoCloseable {
   }
 
   /** The checks of one replica. */
-  private final class Probe implements Callback, PerReplica.Task {
-    private final Replica replica;
+  private final class Probe extends PerReplica.Task implements Callback {
     private final Request request;
-    private volatile boolean stopped;
-    private volatile @Nullable ScheduledFuture<?> next;
-    private volatile @Nullable Call inFlight;
     private volatile long sentAt;
     // Touched by one check at a time: the next is scheduled only after this one ends.
     private int passed;
     private int failed;
 
     Probe(Replica replica) {
-      this.replica = replica;
+      super(replica);
       Request.Builder b = new Request.Builder().url(replica.url(config.path())).get();
       for (Map.Entry<String, String> h : replica.headers().entrySet()) b.header(h.getKey(), h.getValue());
       this.request = b.build();
     }
 
-    @Override
-    public Replica replica() {
-      return replica;
-    }
-
     void schedule(long delayNanos) {
-      if (stopped) return;
-      try {
-        next = scheduler.get().schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException closedClient) {
-        stopped = true;
-      }
+      schedule(scheduler, this::check, delayNanos);
     }
 
     void check() {
-      if (stopped) return;
+      if (stopped()) return;
       Call call = http.newCall(request);
       call.timeout().timeout(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
-      inFlight = call;
       sentAt = ticker.read();
-      call.enqueue(this);
+      send(call, this);
     }
 
     @Override
@@ -133,20 +118,20 @@ public final class HealthProber implements AutoCloseable {
         status = response.code();
       }
       // Whatever it answered, something listens there.
-      tracker.reached(replica.id(), ticker.read() - sentAt);
+      tracker.reached(replica().id(), ticker.read() - sentAt);
       if (status >= 200 && status < 300) passed("HTTP " + status);
       else failed("HTTP " + status);
     }
 
     @Override
     public void onFailure(Call call, IOException e) {
-      if (stopped) return;
+      if (stopped()) return;
       String what = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " ("
           + e.getMessage() + ")");
       if (e instanceof ConnectException) {
-        tracker.refused(replica.id(), "health check: " + what);
+        tracker.refused(replica().id(), "health check: " + what);
       } else if (e instanceof InterruptedIOException) {
-        tracker.timedOut(replica.id(), "health check: " + what);
+        tracker.timedOut(replica().id(), "health check: " + what);
       }
       failed(what);
     }
@@ -154,7 +139,7 @@ public final class HealthProber implements AutoCloseable {
     private void passed(String what) {
       failed = 0;
       if (++passed >= config.healthyThreshold()) {
-        tracker.setHealthy(replica.id(), true, passed + " passed checks, last: " + what);
+        tracker.setHealthy(replica().id(), true, passed + " passed checks, last: " + what);
       }
       schedule(nextDelayNanos());
     }
@@ -162,18 +147,10 @@ public final class HealthProber implements AutoCloseable {
     private void failed(String what) {
       passed = 0;
       if (++failed >= config.unhealthyThreshold()) {
-        tracker.setHealthy(replica.id(), false, failed + " failed checks, last: " + what);
+        tracker.setHealthy(replica().id(), false, failed + " failed checks, last: " + what);
       }
       schedule(nextDelayNanos());
     }
 
-    @Override
-    public void stop() {
-      stopped = true;
-      ScheduledFuture<?> f = next;
-      if (f != null) f.cancel(false);
-      Call c = inFlight;
-      if (c != null) c.cancel();
-    }
   }
 }

@@ -189,31 +189,22 @@ public final class ModelDiscovery implements AutoCloseable {
   }
 
   /** The listings of one replica: one in flight at a time, the next scheduled when it ends. */
-  private final class Poll implements Callback, PerReplica.Task {
-    private final Replica replica;
+  private final class Poll extends PerReplica.Task implements Callback {
     private final Request request;
     private final AtomicBoolean busy = new AtomicBoolean();
     /** When {@link #relistNow()} last listed; Long.MIN_VALUE before it ever did. */
     private final AtomicLong relistedAt = new AtomicLong(Long.MIN_VALUE);
-    private volatile boolean stopped;
-    private volatile @Nullable ScheduledFuture<?> next;
-    private volatile @Nullable Call inFlight;
     /** Failed listings in a row; touched by one listing at a time. */
     private int failures;
 
     Poll(Replica replica) {
-      this.replica = replica;
+      super(replica);
       Request.Builder b = new Request.Builder().url(replica.url("/v1/models")).get();
       if (authorization != null) b.header("Authorization", authorization);
       for (Map.Entry<String, String> h : replica.headers().entrySet()) {
         b.header(h.getKey(), h.getValue());
       }
       this.request = b.build();
-    }
-
-    @Override
-    public Replica replica() {
-      return replica;
     }
 
     /** {@link #listNow()}, unless this replica was relisted less than a second ago. */
@@ -226,22 +217,14 @@ public final class ModelDiscovery implements AutoCloseable {
 
     /** Sends a listing now unless one is in flight; the scheduled one is withdrawn. */
     void listNow() {
-      if (stopped || !busy.compareAndSet(false, true)) return;
-      ScheduledFuture<?> f = next;
-      if (f != null) f.cancel(false);
-      Call call = http.newCall(request);
-      inFlight = call;
-      call.enqueue(this);
+      if (stopped() || !busy.compareAndSet(false, true)) return;
+      unschedule();
+      send(http.newCall(request), this);
     }
 
     private void schedule(long delayNanos) {
       busy.set(false);
-      if (stopped) return;
-      try {
-        next = scheduler.get().schedule(this::listNow, delayNanos, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException closedClient) {
-        stopped = true;
-      }
+      schedule(scheduler, this::listNow, delayNanos);
     }
 
     @Override
@@ -273,25 +256,17 @@ public final class ModelDiscovery implements AutoCloseable {
     }
 
     private void ended(@Nullable ModelList models, @Nullable String why) {
-      if (stopped) return;
-      sink.listed(replica, models);
+      if (stopped()) return;
+      sink.listed(replica(), models);
       if (models != null) {
         failures = 0;
         schedule(jittered(intervalNanos));
         return;
       }
-      log.debug("listing the models of {} failed: {}", replica.id(), why);
+      log.debug("listing the models of {} failed: {}", replica().id(), why);
       long backoff = FIRST_RETRY_NANOS << Math.min(failures++, 20);
       schedule(jittered(Math.min(backoff, intervalNanos)));
     }
 
-    @Override
-    public void stop() {
-      stopped = true;
-      ScheduledFuture<?> f = next;
-      if (f != null) f.cancel(false);
-      Call c = inFlight;
-      if (c != null) c.cancel();
-    }
   }
 }
