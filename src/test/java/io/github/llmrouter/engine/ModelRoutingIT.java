@@ -10,7 +10,6 @@ import io.github.llmrouter.api.ChatResponse;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.routing.RoutingPolicy;
 import io.github.llmrouter.testing.EventRecorder;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -51,8 +50,7 @@ class ModelRoutingIT {
       fleet.add(Replica.builder(s.baseUrl()).id(s.name).model(s.name.substring(0, s.name.length() - 1))
           .build());
     }
-    sixtyCalls("declared", LlmClient.builder().replicas(fleet).modelDiscoveryInterval(
-        Duration.ZERO), id -> id);
+    sixtyCalls("declared", LlmClient.builder().replicas(fleet), id -> id);
   }
 
   @Test
@@ -79,7 +77,7 @@ class ModelRoutingIT {
         Replica.builder(servers.get(1).baseUrl()).id("plain").model("alpha").build());
     long before = router.modelLoads();
     int byModelOnly = fortyCalls(LlmClient.builder().replicas(declared)
-        .modelDiscoveryInterval(Duration.ZERO).routingPolicy(RoutingPolicy.roundRobin()));
+        .routingPolicy(RoutingPolicy.roundRobin())); // declared replicas are never listed
     long swapsByModelOnly = router.modelLoads() - before;
     // Found by discovery, which reads which model the router has loaded.
     before = router.modelLoads();

@@ -723,7 +723,7 @@ final class AttemptLoop<R> {
   private LlmException staleListing(Attempt failed, LlmException failure) {
     ServedModels models = table.models;
     if (models == null || !(failure instanceof ReplicaHttpException http) || http.isRetryable()
-        || request.model().isEmpty() || !ModelDiscovery.saysModelUnknown(http)
+        || request.model().isEmpty() || !Verdict.modelUnknown(http)
         || !models.servedElsewhere(failed.index, request.model())) {
       return failure;
     }
@@ -737,8 +737,7 @@ final class AttemptLoop<R> {
     long duration = failed.durationNanos(now);
     failed.failed(failure, now);
     failures.add(failed.number, failed.replica.id(), duration, failure);
-    if (failure instanceof ReplicaHttpException http && !request.model().isEmpty()
-        && ModelDiscovery.saysModelUnknown(http)) {
+    if (!request.model().isEmpty() && Verdict.modelUnknown(failure)) {
       dispatcher.fleet.modelUnknown(); // what the replicas serve may have changed
     }
     if (listener != RoutingListener.NONE) {

@@ -2,7 +2,6 @@ package io.github.llmrouter.internal.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import io.github.llmrouter.api.ReplicaHttpException;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
@@ -10,7 +9,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -19,7 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -66,8 +63,8 @@ public final class ModelDiscovery implements AutoCloseable {
   private final ModelListingSink sink;
   private final SplittableRandom random; // guarded by this
   private final PerReplica<Poll> polls = new PerReplica<>(); // guarded by this
-  /** When {@link #relistAll()} last asked every replica; Long.MIN_VALUE before it ever did. */
-  private final AtomicLong relistedAt = new AtomicLong(Long.MIN_VALUE);
+  /** Lets {@link #relistAll()} ask every replica once a second at most. */
+  private final RateLimitedLog relists;
   private boolean closed; // guarded by this
 
   /**
@@ -94,18 +91,7 @@ public final class ModelDiscovery implements AutoCloseable {
     this.scheduler = requireNonNull(scheduler, "scheduler");
     this.sink = requireNonNull(sink, "sink");
     this.random = new SplittableRandom(seed);
-  }
-
-  /**
-   * Whether {@code failure} says that the replica does not know the model asked for: 404 (vLLM,
-   * SGLang), or 400 with a message that the model was not found (llama.cpp's router mode).
-   */
-  public static boolean saysModelUnknown(ReplicaHttpException failure) {
-    if (failure.status() == 404) return true;
-    String message = failure.serverMessage();
-    if (failure.status() != 400 || message == null) return false;
-    String m = message.toLowerCase(Locale.ROOT);
-    return m.contains("model") && m.contains("not found");
+    this.relists = new RateLimitedLog(ticker, RELIST_GAP_NANOS);
   }
 
   /**
@@ -122,10 +108,7 @@ public final class ModelDiscovery implements AutoCloseable {
    * said a model is unknown. At most once a second; later calls within the second do nothing.
    */
   public void relistAll() {
-    long now = ticker.read();
-    long last = relistedAt.get();
-    if (last != Long.MIN_VALUE && now - last < RELIST_GAP_NANOS) return;
-    if (!relistedAt.compareAndSet(last, now)) return;
+    if (relists.permit() < 0) return;
     List<Poll> all;
     synchronized (this) {
       if (closed) return;
@@ -192,8 +175,8 @@ public final class ModelDiscovery implements AutoCloseable {
   private final class Poll extends PerReplica.Task implements Callback {
     private final Request request;
     private final AtomicBoolean busy = new AtomicBoolean();
-    /** When {@link #relistNow()} last listed; Long.MIN_VALUE before it ever did. */
-    private final AtomicLong relistedAt = new AtomicLong(Long.MIN_VALUE);
+    /** Lets {@link #relistNow()} list this replica once a second at most. */
+    private final RateLimitedLog relists = new RateLimitedLog(ticker, RELIST_GAP_NANOS);
     /** Failed listings in a row; touched by one listing at a time. */
     private int failures;
 
@@ -209,10 +192,7 @@ public final class ModelDiscovery implements AutoCloseable {
 
     /** {@link #listNow()}, unless this replica was relisted less than a second ago. */
     void relistNow() {
-      long now = ticker.read();
-      long last = relistedAt.get();
-      if (last != Long.MIN_VALUE && now - last < RELIST_GAP_NANOS) return;
-      if (relistedAt.compareAndSet(last, now)) listNow();
+      if (relists.permit() >= 0) listNow();
     }
 
     /** Sends a listing now unless one is in flight; the scheduled one is withdrawn. */

@@ -8,6 +8,7 @@ import io.github.llmrouter.api.ReplicaUnreachableException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,6 +74,20 @@ public record Verdict(Blame blame, boolean retryable, boolean unreachable, boole
     }
     // Interrupted, closed, a stream already cut (its own cause was judged when it broke).
     return new Verdict(Blame.NONE, failure.isRetryable(), false, false, -1, null, "failed");
+  }
+
+  /**
+   * Whether {@code failure} is a replica's answer that it does not know the model asked for: 404
+   * (vLLM, SGLang), or 400 with a message that the model was not found (llama.cpp's router mode).
+   * What the replicas serve may then have changed.
+   */
+  public static boolean modelUnknown(LlmException failure) {
+    if (!(failure instanceof ReplicaHttpException r)) return false;
+    if (r.status() == 404) return true;
+    String message = r.serverMessage();
+    if (r.status() != 400 || message == null) return false;
+    String m = message.toLowerCase(Locale.ROOT);
+    return m.contains("model") && m.contains("not found");
   }
 
   /** {@return whether this is the call's deadline cutting an attempt short} */

@@ -2,7 +2,6 @@ package io.github.llmrouter.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.llmrouter.api.ReplicaHttpException;
 import org.junit.jupiter.api.Test;
 
 /** What a replica's {@code /v1/models} answer says it serves, and which errors say "unknown model". */
@@ -63,22 +62,5 @@ class ModelListingTest {
     assertThat(list).isNotNull();
     assertThat(list.models()).hasSize(ModelDiscovery.MAX_MODELS).contains("adapter-0")
         .doesNotContain("adapter-4096");
-  }
-
-  @Test
-  void unknownModelAnswersAre404OrA400ThatSaysTheModelWasNotFound() {
-    assertThat(ModelDiscovery.saysModelUnknown(error(404, "The model `x` does not exist.")))
-        .isTrue();
-    assertThat(ModelDiscovery.saysModelUnknown(error(404, null))).isTrue();
-    assertThat(ModelDiscovery.saysModelUnknown(error(400, "model 'x' not found"))).isTrue();
-    assertThat(ModelDiscovery.saysModelUnknown(error(400, "Model Not Found"))).isTrue();
-    assertThat(ModelDiscovery.saysModelUnknown(error(400, "max_tokens too large"))).isFalse();
-    assertThat(ModelDiscovery.saysModelUnknown(error(400, "file not found"))).isFalse();
-    assertThat(ModelDiscovery.saysModelUnknown(error(400, null))).isFalse();
-    assertThat(ModelDiscovery.saysModelUnknown(error(500, "model not found"))).isFalse();
-  }
-
-  private static ReplicaHttpException error(int status, String message) {
-    return new ReplicaHttpException("r", status, message, "", false, null);
   }
 }

@@ -111,4 +111,21 @@ class VerdictTest {
     assertThat(new Verdict.ReplicaGone("stopped accepting connections").getMessage())
         .isEqualTo("stopped accepting connections before this attempt got any answer; failed over");
   }
+
+  @Test
+  void unknownModelAnswersAre404OrA400ThatSaysTheModelWasNotFound() {
+    assertThat(Verdict.modelUnknown(error(404, "The model `x` does not exist.")))
+        .isTrue();
+    assertThat(Verdict.modelUnknown(error(404, null))).isTrue();
+    assertThat(Verdict.modelUnknown(error(400, "model 'x' not found"))).isTrue();
+    assertThat(Verdict.modelUnknown(error(400, "Model Not Found"))).isTrue();
+    assertThat(Verdict.modelUnknown(error(400, "max_tokens too large"))).isFalse();
+    assertThat(Verdict.modelUnknown(error(400, "file not found"))).isFalse();
+    assertThat(Verdict.modelUnknown(error(400, null))).isFalse();
+    assertThat(Verdict.modelUnknown(error(500, "model not found"))).isFalse();
+  }
+
+  private static ReplicaHttpException error(int status, String message) {
+    return new ReplicaHttpException("r", status, message, "", false, null);
+  }
 }
