@@ -43,6 +43,8 @@ final class EmulatedEngine {
   /** The models loaded now, least recently used first; guarded by itself. */
   private final LinkedHashSet<String> loaded = new LinkedHashSet<>();
   final LongAdder modelLoads = new LongAdder();
+  /** The LoRA adapters it serves, or null if it serves none. */
+  final @Nullable EmulatedLoras loras;
   final EmulatedPrefixCache cache;
   final int defaultMaxTokens;
   private final long baseNanos;
@@ -70,7 +72,7 @@ final class EmulatedEngine {
   private final EmulatedReplica.Metrics metrics;
 
   EmulatedEngine(String id, List<String> models, boolean rejectsUnknownModels,
-      int maxLoadedModels, int blockChars,
+      int maxLoadedModels, @Nullable EmulatedLoras loras, int blockChars,
       int cacheBlocks, int maxRunning, long baseNanos, long prefillNanosPerChar, long decodeNanos,
       int defaultMaxTokens, EmulatedReplica.Metrics metrics) {
     this.id = id;
@@ -78,6 +80,7 @@ final class EmulatedEngine {
     this.models = models;
     this.rejectsUnknownModels = rejectsUnknownModels;
     this.maxLoadedModels = maxLoadedModels;
+    this.loras = loras;
     this.cache = new EmulatedPrefixCache(blockChars, cacheBlocks);
     this.slots = new Semaphore(maxRunning, true); // fair: waiting requests are served FIFO
     this.baseNanos = baseNanos;
@@ -355,6 +358,14 @@ final class EmulatedEngine {
         "Histogram of time spent in WAITING phase for request.", labels,
         "{engine=\"0\",le=\"+Inf\",model_name=\"" + escapeLabel(models.get(0)) + "\"}", count,
         queueNanos.sum() / 1e9);
+    EmulatedLoras l = loras;
+    if (l != null) {
+      // vLLM's adapter info: labels carry the adapters, the value is when they last changed.
+      gauge(s, "vllm:lora_requests_info", "Running stats on lora requests.",
+          "{max_lora=\"" + l.maxLoras + "\",running_lora_adapters=\""
+              + escapeLabel(String.join(",", l.running())) + "\",waiting_lora_adapters=\"\"}",
+          System.currentTimeMillis() / 1000.0);
+    }
     return s.toString();
   }
 

@@ -71,6 +71,14 @@ final class EmulatedHandler implements HttpHandler {
       case "/v1/chat/completions" -> post(ex, method, Api.CHAT);
       case "/v1/completions" -> post(ex, method, Api.COMPLETIONS);
       case "/v1/embeddings" -> post(ex, method, Api.EMBEDDINGS);
+      case "/v1/load_lora_adapter", "/v1/unload_lora_adapter" -> {
+        EmulatedLoras loras = engine.loras;
+        if (loras == null) {
+          sendError(ex, 404, "no route for " + method + " " + path, null);
+        } else {
+          loraUpdate(ex, method, loras, path.equals("/v1/load_lora_adapter"));
+        }
+      }
       case "/v1/models" -> {
         engine.modelsRequests.increment();
         if (!get(ex, method)) return;
@@ -145,15 +153,21 @@ final class EmulatedHandler implements HttpHandler {
       List<String> served = engine.models;
       String model = request.path("model").isString()
           ? request.path("model").stringValue() : served.get(0);
-      if (engine.rejectsUnknownModels && !served.contains(model)) {
+      EmulatedLoras loras = engine.loras;
+      boolean adapter = loras != null && !served.contains(model) && loras.start(model);
+      if (engine.rejectsUnknownModels && !served.contains(model) && !adapter) {
         sendError(ex, 404, "The model `" + model + "` does not exist.", null);
         return;
       }
       engine.use(model);
-      if (api == Api.EMBEDDINGS) {
-        embeddings(ex, request, model);
-      } else {
-        generate(ex, request, model, api);
+      try {
+        if (api == Api.EMBEDDINGS) {
+          embeddings(ex, request, model);
+        } else {
+          generate(ex, request, model, api);
+        }
+      } finally {
+        if (adapter) loras.end(model);
       }
     } catch (BadRequest e) {
       sendError(ex, 400, String.valueOf(e.getMessage()), null);
@@ -317,7 +331,60 @@ final class EmulatedHandler implements HttpHandler {
         item.putObject("status").put("value", engine.isLoaded(m) ? "loaded" : "unloaded");
       }
     }
+    EmulatedLoras loras = engine.loras;
+    if (loras != null) {
+      for (String adapter : loras.names()) {
+        ObjectNode item = data.addObject();
+        item.put("id", adapter);
+        item.put("object", "model");
+        item.put("created", created);
+        item.put("owned_by", OWNER);
+        item.put("root", "/adapters/" + adapter);
+        item.put("parent", engine.models.get(0));
+      }
+    }
     sendJson(ex, 200, body);
+  }
+
+  /**
+   * vLLM's runtime adapter updates: {@code lora_name} (and, to load, {@code lora_path}) in a JSON
+   * body; 200 with a plain-text success line, 400 for a bad body or an adapter already loaded,
+   * 404 for one to unload that is not.
+   */
+  private void loraUpdate(HttpExchange ex, String method, EmulatedLoras loras, boolean load)
+      throws IOException {
+    byte[] body = ex.getRequestBody().readAllBytes();
+    if (!method.equals("POST")) {
+      ex.getResponseHeaders().set("Allow", "POST");
+      sendError(ex, 405, "method " + method + " not allowed", null);
+      return;
+    }
+    JsonNode request;
+    try {
+      request = JSON.readTree(body);
+    } catch (JacksonException e) {
+      request = null;
+    }
+    String name = request == null ? "" : request.path("lora_name").asString("");
+    String path = request == null ? "" : request.path("lora_path").asString("");
+    if (name.isEmpty() || (load && path.isEmpty())) {
+      sendError(ex, 400, load ? "Both 'lora_name' and 'lora_path' must be provided."
+          : "'lora_name' needs to be provided to unload a LoRA adapter.", null);
+      return;
+    }
+    if (load && !loras.register(name, path)) {
+      sendError(ex, 400, "The lora adapter '" + name + "' has already been loaded.", null);
+      return;
+    }
+    if (!load && !loras.unregister(name)) {
+      sendError(ex, 404, "The lora adapter '" + name + "' cannot be found.", null);
+      return;
+    }
+    byte[] text = ("Success: LoRA adapter '" + name + "' " + (load ? "added" : "removed")
+        + " successfully.").getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    ex.sendResponseHeaders(200, text.length);
+    ex.getResponseBody().write(text);
   }
 
   /** The chat prompt as the engine sees it: {@code role \n content \n} per message, in order. */

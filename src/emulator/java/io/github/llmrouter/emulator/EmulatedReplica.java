@@ -113,9 +113,16 @@ public final class EmulatedReplica implements AutoCloseable {
     this.idFromPort = b.id == null;
     List<String> models = b.models.isEmpty() ? List.of(DEFAULT_MODEL) : List.copyOf(b.models);
     this.engine = new EmulatedEngine(b.id != null ? b.id : "emulated-unstarted", models,
-        b.rejectUnknownModels, b.maxLoadedModels, b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(),
+        b.rejectUnknownModels, b.maxLoadedModels, loras(b), b.blockChars, b.cacheBlocks, b.maxRunning, b.baseLatency.toNanos(),
         b.prefillNanosPerChar,
         b.decodeInterval.toNanos(), b.defaultMaxTokens, b.metrics);
+  }
+
+  private static @Nullable EmulatedLoras loras(Builder b) {
+    if (b.maxLoras == 0) return null;
+    EmulatedLoras loras = new EmulatedLoras(b.maxLoras);
+    for (String name : b.adapters) loras.register(name, "/adapters/" + name);
+    return loras;
   }
 
   /** A builder with every default; see the {@code DEFAULT_*} constants. */
@@ -273,6 +280,21 @@ public final class EmulatedReplica implements AutoCloseable {
     return engine.models;
   }
 
+  /**
+   * {@return the LoRA adapters loaded to run so far, each time one was not held (see {@link
+   * Builder#loraAdapters})}
+   */
+  public long loraLoads() {
+    EmulatedLoras l = engine.loras;
+    return l == null ? 0 : l.loads.sum();
+  }
+
+  /** {@return the LoRA adapters registered now, in registration order; empty if it serves none} */
+  public List<String> adapters() {
+    EmulatedLoras l = engine.loras;
+    return l == null ? List.of() : l.names();
+  }
+
   /** {@return the models loaded on demand so far (see {@link Builder#loadsModelsOnDemand})} */
   public long modelLoads() {
     return engine.modelLoads.sum();
@@ -397,8 +419,38 @@ public final class EmulatedReplica implements AutoCloseable {
     private Metrics metrics = Metrics.VLLM;
     private boolean rejectUnknownModels;
     private int maxLoadedModels;
+    private int maxLoras;
+    private List<String> adapters = List.of();
 
     private Builder() {}
+
+    /**
+     * Serves LoRA adapters of its first model as vLLM does with {@code --enable-lora --max-loras
+     * maxLoras} and runtime updates allowed: {@code /v1/models} lists each registered adapter with
+     * its base model as {@code parent}; {@code POST /v1/load_lora_adapter} ({@code lora_name},
+     * {@code lora_path}) registers one and {@code POST /v1/unload_lora_adapter} ({@code
+     * lora_name}) removes one, answering as vLLM does; a request of a registered adapter runs with
+     * it held in one of {@code maxLoras} slots, loading it (counted by {@link
+     * EmulatedReplica#loraLoads()}) in place of the least recently used adapter with nothing
+     * running; {@code /metrics} adds {@code vllm:lora_requests_info} with {@code max_lora} and the
+     * running adapters. Loads take no modelled time. Default: no adapters, and no such endpoints.
+     *
+     * @param maxLoras adapters held at once, in [1, 64]
+     * @param registered adapters registered at start, as {@code --lora-modules} does
+     */
+    public Builder loraAdapters(int maxLoras, String... registered) {
+      if (maxLoras < 1 || maxLoras > 64) {
+        throw new IllegalArgumentException("maxLoras must be in [1, 64], got " + maxLoras);
+      }
+      for (String name : registered) {
+        if (requireNonNull(name, "adapter").isBlank()) {
+          throw new IllegalArgumentException("adapter must not be blank");
+        }
+      }
+      this.maxLoras = maxLoras;
+      this.adapters = List.of(registered);
+      return this;
+    }
 
     /**
      * Loads its models on demand and keeps at most {@code maxLoaded} loaded at once, as

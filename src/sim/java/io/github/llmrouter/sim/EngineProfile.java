@@ -44,6 +44,13 @@ public final class EngineProfile {
   public static final int DEFAULT_TOKEN_BUDGET = 8192;
   /** Default cap on one prompt's chunk per step, tokens, 0 for none: {@value}. */
   public static final int DEFAULT_LONG_PREFILL_TOKEN_THRESHOLD = 0;
+  /** Default LoRA adapters loaded at once ({@code max_loras}): {@value}. */
+  public static final int DEFAULT_MAX_LORAS = 8;
+  /**
+   * Default time to load a LoRA adapter into a free or evicted slot, ms: {@value} (a rank-16
+   * adapter of an 8B model is ~50–100 MB, copied from host memory; from disk it takes longer).
+   */
+  public static final double DEFAULT_LORA_LOAD_MILLIS = 100;
 
   private final String name;
   private final double prefillTokensPerSecond;
@@ -53,6 +60,8 @@ public final class EngineProfile {
   private final int maxNumSeqs;
   private final int tokenBudget;
   private final int longPrefillTokenThreshold;
+  private final int maxLoras;
+  private final double loraLoadSeconds;
 
   private EngineProfile(Builder b) {
     this.name = b.name;
@@ -63,6 +72,8 @@ public final class EngineProfile {
     this.maxNumSeqs = b.maxNumSeqs;
     this.tokenBudget = b.tokenBudget;
     this.longPrefillTokenThreshold = b.longPrefillTokenThreshold;
+    this.maxLoras = b.maxLoras;
+    this.loraLoadSeconds = b.loraLoadMillis / 1000.0;
   }
 
   /** The defaults: Llama-3.1-8B on one H100 (see the class documentation). */
@@ -117,6 +128,8 @@ public final class EngineProfile {
     b.maxNumSeqs = maxNumSeqs;
     b.tokenBudget = tokenBudget;
     b.longPrefillTokenThreshold = longPrefillTokenThreshold;
+    b.maxLoras = maxLoras;
+    b.loraLoadMillis = loraLoadSeconds * 1000;
     return b;
   }
 
@@ -157,13 +170,26 @@ public final class EngineProfile {
     return longPrefillTokenThreshold;
   }
 
+  /**
+   * LoRA adapters loaded at once, vLLM's {@code max_loras}: a request of another adapter waits
+   * until one of them has no request running, which is then evicted (least recently used first).
+   */
+  public int maxLoras() {
+    return maxLoras;
+  }
+
+  /** Seconds an adapter takes to load; the step that loads it takes that much longer. */
+  public double loraLoadSeconds() {
+    return loraLoadSeconds;
+  }
+
   @Override
   public String toString() {
     return name + "{prefill=" + prefillTokensPerSecond + " tok/s, step=" + decodeStepSeconds * 1000
         + " ms + " + perSequenceSeconds * 1000 + " ms/seq, cache=" + cacheTokens + " tokens, maxNumSeqs="
         + maxNumSeqs + ", tokenBudget=" + tokenBudget
         + (longPrefillTokenThreshold > 0 ? ", longPrefillTokenThreshold=" + longPrefillTokenThreshold
-        : "") + '}';
+        : "") + ", maxLoras=" + maxLoras + ", loraLoad=" + loraLoadSeconds * 1000 + " ms}";
   }
 
   /** Builds an {@link EngineProfile}; starts from the H100 / Llama-3.1-8B defaults. */
@@ -176,8 +202,22 @@ public final class EngineProfile {
     private int maxNumSeqs = DEFAULT_MAX_NUM_SEQS;
     private int tokenBudget = DEFAULT_TOKEN_BUDGET;
     private int longPrefillTokenThreshold = DEFAULT_LONG_PREFILL_TOKEN_THRESHOLD;
+    private int maxLoras = DEFAULT_MAX_LORAS;
+    private double loraLoadMillis = DEFAULT_LORA_LOAD_MILLIS;
 
     private Builder() {}
+
+    /** LoRA adapters loaded at once, at least 1; default {@value #DEFAULT_MAX_LORAS}. */
+    public Builder maxLoras(int v) {
+      this.maxLoras = v;
+      return this;
+    }
+
+    /** Time to load a LoRA adapter, ms, in [0, 60000]; default {@value #DEFAULT_LORA_LOAD_MILLIS}. */
+    public Builder loraLoadMillis(double v) {
+      this.loraLoadMillis = v;
+      return this;
+    }
 
     /** A label for reports. */
     public Builder name(String name) {
@@ -250,6 +290,11 @@ public final class EngineProfile {
       if (longPrefillTokenThreshold < 0) {
         throw new IllegalArgumentException("EngineProfile.longPrefillTokenThreshold must be >= 0, got "
             + longPrefillTokenThreshold);
+      }
+      if (maxLoras < 1) throw new IllegalArgumentException("EngineProfile.maxLoras must be >= 1, got " + maxLoras);
+      if (!(loraLoadMillis >= 0 && loraLoadMillis <= 60_000)) {
+        throw new IllegalArgumentException("EngineProfile.loraLoadMillis must be in [0, 60000], got "
+            + loraLoadMillis);
       }
       if (decodeStepMillis == 0 && perSequenceMillis == 0) {
         throw new IllegalArgumentException("EngineProfile: decodeStepMillis and perSequenceMillis must not both be 0");

@@ -2,7 +2,9 @@ package io.github.llmrouter.sim;
 
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.dispatch.HedgePolicy;
+import io.github.llmrouter.internal.dispatch.AdapterAffinity;
 import io.github.llmrouter.internal.dispatch.AnswerTimes;
+import io.github.llmrouter.internal.dispatch.ModelRoute;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.load.Saturation;
@@ -14,9 +16,12 @@ import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingRequest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * completion, and the policy's {@link RoutedAttempt} for the request hears {@link
  * RoutedAttempt#firstToken} and {@link RoutedAttempt#completed} with the cached prompt tokens the
  * engine reports (vLLM's {@code usage.prompt_tokens_details.cached_tokens}).
+ *
+ * <p>When the trace's requests name models ({@link TraceRequest#servedBy()}), the replicas are
+ * split evenly over the models in name order, and each client routes each model or adapter as the
+ * library does: over its replicas alone ({@link ModelRoute}), and for an adapter, unless the policy
+ * is adapter-unaware, by {@link AdapterAffinity}, told by each scrape which adapters run or wait
+ * where ({@code vllm:lora_requests_info}).
  */
 final class FleetRun {
   private final Simulator.Settings settings;
@@ -44,6 +55,12 @@ final class FleetRun {
   /** Each in-flight request's attempt, by trace index, until its completion is delivered. */
   private final RoutedAttempt[] attempts;
   private final PriorityQueue<Response> responses = new PriorityQueue<>();
+  /** Per model the trace names, the fleet indices of its replicas; empty for one model. */
+  private final Map<String, int[]> replicasOf;
+  /** Per client, each model's route; null for one model. */
+  private final @Nullable Map<String, ModelRoute> @Nullable [] routes;
+  /** Per client, where its adapters' calls went; null entries if adapter-unaware. */
+  private final @Nullable AdapterAffinity[] affinities;
   private final double[] nextScrape;
   private long responseOrder;
 
@@ -83,6 +100,9 @@ final class FleetRun {
       loads[c] = LocalLoad.of(set, clock, staleAfter);
       if (!policy.isOracle()) pickers[c] = policy.newPolicy(c).newPicker(set);
     }
+    replicasOf = layout(trace, replicas);
+    affinities = new AdapterAffinity[clients];
+    routes = replicasOf.isEmpty() ? null : routes(set);
     engines = new ReplicaEngine[replicas];
     ReplicaEngine.JobListener listener = new ReplicaEngine.JobListener() {
       @Override
@@ -121,6 +141,67 @@ final class FleetRun {
     }
   }
 
+  /**
+   * Which replicas serve each model the trace names: the models its requests are served by, in
+   * name order, over consecutive equal shares of the fleet, and each adapter with its base model.
+   */
+  private static Map<String, int[]> layout(Trace trace, int replicas) {
+    TreeSet<String> bases = new TreeSet<>();
+    for (TraceRequest r : trace.requests()) {
+      if (r.servedBy() != null) bases.add(r.servedBy());
+    }
+    if (bases.isEmpty()) return Map.of();
+    if (bases.size() > replicas) {
+      throw new IllegalArgumentException("the trace names " + bases.size() + " models for "
+          + replicas + " replicas");
+    }
+    Map<String, int[]> of = new HashMap<>();
+    int b = 0;
+    for (String base : bases) {
+      int from = b * replicas / bases.size();
+      int to = (b + 1) * replicas / bases.size();
+      int[] indices = new int[to - from];
+      for (int k = 0; k < indices.length; k++) indices[k] = from + k;
+      of.put(base, indices);
+      b++;
+    }
+    for (TraceRequest r : trace.requests()) {
+      if (r.baseModel() != null) of.putIfAbsent(r.model(), of.get(r.baseModel()));
+    }
+    return of;
+  }
+
+  /** Each client's route of every model the trace names. */
+  @SuppressWarnings("unchecked") // an array of one element type
+  private Map<String, ModelRoute>[] routes(ReplicaSet set) {
+    Map<String, ModelRoute>[] byClient = new Map[settings.clients()];
+    Map<String, Boolean> adapter = new HashMap<>();
+    for (TraceRequest r : trace.requests()) {
+      if (r.model() != null) adapter.put(r.model(), r.baseModel() != null);
+    }
+    for (int c = 0; c < byClient.length; c++) {
+      if (policy.isOracle()) continue;
+      // One policy instance per client, as one LlmClient's routes share theirs.
+      io.github.llmrouter.routing.RoutingPolicy clientPolicy = policy.newPolicy(c);
+      AdapterAffinity affinity = policy.adapterAware() ? new AdapterAffinity(set) : null;
+      affinities[c] = affinity;
+      Map<String, ModelRoute> clientRoutes = new HashMap<>();
+      for (Map.Entry<String, Boolean> e : adapter.entrySet()) {
+        clientRoutes.put(e.getKey(), ModelRoute.over(clientPolicy, set, loads[c], e.getKey(),
+            replicasOf.get(e.getKey()), e.getValue() ? affinity : null));
+      }
+      byClient[c] = clientRoutes;
+    }
+    return byClient;
+  }
+
+  /** Adapters loaded by the fleet's engines so far. */
+  long loraLoads() {
+    long n = 0;
+    for (ReplicaEngine e : engines) n += e.loraLoads();
+    return n;
+  }
+
   /** Replays the trace and returns every request's job, in trace order. */
   Job[] run() {
     int n = trace.size();
@@ -139,7 +220,9 @@ final class FleetRun {
       } else {
         RoutingRequest request =
             policy.seesEveryBlock() ? prepared.wholeRouting[i] : prepared.routing[i];
-        Ranking ranking = pickers[job.client].rank(request, loads[job.client]);
+        Ranking ranking = routes != null && r.model() != null
+            ? routes[job.client].get(r.model()).rank(request)
+            : pickers[job.client].rank(request, loads[job.client]);
         target = ranking.next();
         if (target < 0 || target >= engines.length) {
           throw new IllegalStateException(policy.name() + " returned replica index " + target);
@@ -291,15 +374,28 @@ final class FleetRun {
             clock.read(), LoadReport.Source.SCRAPE,
             (long) e.cache().capacity() * trace.blockTokens()), false);
       }
+      AdapterAffinity affinity = affinities[c];
+      if (affinity != null) {
+        for (int r = 0; r < engines.length; r++) {
+          affinity.reported(r, engines[r].activeAdapters().stream()
+              .mapToLong(AdapterAffinity::hash).toArray(), settings.profileOf(r).maxLoras());
+        }
+      }
       nextScrape[c] = s + settings.scrapeInterval();
     }
   }
 
-  /** The lowest estimated TTFT over all replicas; ties go to the lower index. */
+  /**
+   * The lowest estimated TTFT over the replicas that serve the job's model; ties go to the lower
+   * index.
+   */
   private int oraclePick(Job job, double now) {
-    int best = 0;
+    String model = job.request.model();
+    int[] serving = model == null || replicasOf.isEmpty() ? null : replicasOf.get(model);
+    int best = serving == null ? 0 : serving[0];
     double bestTtft = Double.MAX_VALUE;
     for (int r = 0; r < engines.length; r++) {
+      if (serving != null && java.util.Arrays.binarySearch(serving, r) < 0) continue;
       double est = engines[r].estimateTtft(job, now);
       if (est < bestTtft) {
         bestTtft = est;

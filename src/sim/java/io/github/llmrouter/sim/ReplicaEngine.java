@@ -2,7 +2,11 @@ package io.github.llmrouter.sim;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * One modelled inference replica in virtual time: a FIFO waiting queue, continuous batching with
@@ -25,6 +29,13 @@ import java.util.PriorityQueue;
  * admitted later in the same step already hits them; one admitted while a long prompt is still
  * being computed (possible when {@link EngineProfile#longPrefillTokenThreshold()} caps chunks)
  * hits only the blocks scheduled so far.
+ *
+ * <p>A request of a LoRA adapter ({@link TraceRequest#baseModel()} set) runs only with its adapter
+ * in one of {@link EngineProfile#maxLoras()} slots. Admitting it loads the adapter if it is not
+ * there, into a free slot or in place of the least recently used adapter with no request running,
+ * and the step that admits it takes {@link EngineProfile#loraLoadSeconds()} longer; when every
+ * slot's adapter has requests running, the request is passed over and keeps its place in the
+ * queue, as vLLM's scheduler does.
  */
 final class ReplicaEngine {
   /** Receives a job's first token and its completion, at the end of the step that produced them. */
@@ -54,6 +65,11 @@ final class ReplicaEngine {
   private long step;
   private long waitingEstimatedTokens;
   private long prefillRemainingTokens;
+  /** The adapters in slots, least recently used first, with their running requests. */
+  private final LinkedHashMap<String, int[]> loras = new LinkedHashMap<>(16, 0.75f, true);
+  /** Seconds of adapter loading the coming step pays. */
+  private double pendingLoadSeconds;
+  private long loraLoads;
 
   // Statistics.
   private long outputTokens;
@@ -102,6 +118,74 @@ final class ReplicaEngine {
     return lastCompletion;
   }
 
+  /** Adapters loaded so far. */
+  long loraLoads() {
+    return loraLoads;
+  }
+
+  /**
+   * The adapters of the requests running or waiting here: what vLLM's {@code
+   * vllm:lora_requests_info} gauge lists as {@code running_lora_adapters} and {@code
+   * waiting_lora_adapters}.
+   */
+  Set<String> activeAdapters() {
+    Set<String> active = new LinkedHashSet<>();
+    for (Map.Entry<String, int[]> e : loras.entrySet()) {
+      if (e.getValue()[0] > 0) active.add(e.getKey());
+    }
+    for (Job j : waiting) {
+      String a = adapterOf(j);
+      if (a != null) active.add(a);
+    }
+    return active;
+  }
+
+  private static @org.jspecify.annotations.Nullable String adapterOf(Job j) {
+    return j.request.baseModel() != null ? j.request.model() : null;
+  }
+
+  /**
+   * Whether {@code j} can run now as far as adapters go: it has none, its adapter is in a slot,
+   * a slot is free, or one holds an adapter with nothing running.
+   */
+  private boolean loraFits(Job j) {
+    String a = adapterOf(j);
+    if (a == null || loras.size() < profile.maxLoras() || loras.containsKey(a)) return true;
+    for (int[] running : loras.values()) {
+      if (running[0] == 0) return true;
+    }
+    return false;
+  }
+
+  /** {@code j} is admitted: its adapter is loaded if it must be, and counts one more running. */
+  private void acquireLora(Job j) {
+    String a = adapterOf(j);
+    if (a == null) return;
+    int[] running = loras.get(a);
+    if (running == null) {
+      if (loras.size() >= profile.maxLoras()) {
+        for (Iterator<int[]> it = loras.values().iterator(); it.hasNext(); ) {
+          if (it.next()[0] == 0) {
+            it.remove();
+            break;
+          }
+        }
+      }
+      running = new int[1];
+      loras.put(a, running);
+      loraLoads++;
+      pendingLoadSeconds += profile.loraLoadSeconds();
+    }
+    running[0]++;
+  }
+
+  private void releaseLora(Job j) {
+    String a = adapterOf(j);
+    if (a == null) return;
+    int[] running = loras.get(a);
+    if (running != null) running[0]--;
+  }
+
   /**
    * Adds {@code job} to the waiting queue at time {@code t}. Call {@link #advanceTo advanceTo(t)}
    * first: the job joins the first step that starts at or after {@code t}.
@@ -131,8 +215,10 @@ final class ReplicaEngine {
     } else if (prefilling.remove(j)) {
       prefillRemainingTokens -= j.remainingPrefill;
       cache.release(j.chain, j.registered, j.outputBlocks);
+      releaseLora(j);
     } else if (decoding.remove(j)) {
       cache.release(j.chain, j.registered, j.outputBlocks);
+      releaseLora(j);
     } else {
       return false; // completed already: its completion is still told
     }
@@ -220,11 +306,14 @@ final class ReplicaEngine {
    * cache as it is at that moment, including blocks scheduled earlier in the same step.
    */
   private void admit(long left) {
-    while (left > 0 && !waiting.isEmpty() && runningCount() < profile.maxNumSeqs()) {
-      Job j = waiting.peekFirst();
+    Iterator<Job> queue = waiting.iterator();
+    while (left > 0 && queue.hasNext() && runningCount() < profile.maxNumSeqs()) {
+      Job j = queue.next();
+      if (!loraFits(j)) continue; // passed over: every slot's adapter is running
       int matched = cache.match(j.chain);
       if (!cache.fits(j.chain, matched, j.outputBlocks) && runningCount() > 0) return;
-      waiting.pollFirst();
+      queue.remove();
+      acquireLora(j);
       waitingEstimatedTokens -= j.estimatedUncached;
       cache.acquire(j.chain, matched, j.outputBlocks);
       j.registered = matched;
@@ -274,7 +363,9 @@ final class ReplicaEngine {
       tokens += j.chunk;
       seqs++;
     }
-    double end = clock + stepSeconds(decodeSeqs + seqs) + tokens / profile.prefillTokensPerSecond();
+    double end = clock + stepSeconds(decodeSeqs + seqs) + tokens / profile.prefillTokensPerSecond()
+        + pendingLoadSeconds;
+    pendingLoadSeconds = 0;
     long thisStep = step;
     // Apply the chunks in FIFO order; jobs whose prompt is done emit their first token.
     for (Iterator<Job> it = prefilling.iterator(); it.hasNext(); ) {
@@ -322,6 +413,7 @@ final class ReplicaEngine {
   private void complete(Job j, double end) {
     j.finished = end;
     cache.release(j.chain, j.registered, j.outputBlocks);
+    releaseLora(j);
     outputTokens += j.request.outputTokens();
     lastCompletion = Math.max(lastCompletion, end);
     listener.completed(j);

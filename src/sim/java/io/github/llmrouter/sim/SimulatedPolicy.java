@@ -26,12 +26,32 @@ public final class SimulatedPolicy {
   private final String name;
   private final IntFunction<RoutingPolicy> perClient;
   private final boolean seesEveryBlock;
+  private final boolean adapterAware;
 
   private SimulatedPolicy(String name, IntFunction<RoutingPolicy> perClient,
       boolean seesEveryBlock) {
+    this(name, perClient, seesEveryBlock, true);
+  }
+
+  private SimulatedPolicy(String name, IntFunction<RoutingPolicy> perClient,
+      boolean seesEveryBlock, boolean adapterAware) {
     this.name = name;
     this.perClient = perClient;
     this.seesEveryBlock = seesEveryBlock;
+    this.adapterAware = adapterAware;
+  }
+
+  /**
+   * The same policy with the client's adapter affinity off: each LoRA adapter's calls are
+   * ranked by the policy over its base model's replicas, wherever the adapter is loaded.
+   */
+  public SimulatedPolicy adapterUnaware() {
+    return new SimulatedPolicy(name + " adapter-unaware", perClient, seesEveryBlock, false);
+  }
+
+  /** Whether the client orders an adapter's calls by where it is loaded, as the library does. */
+  boolean adapterAware() {
+    return adapterAware;
   }
 
   /**

@@ -8,6 +8,7 @@ import io.github.llmrouter.routing.RoutingRequest;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays a {@link Trace} against a fleet of modelled replicas once per policy, in virtual time, and
@@ -183,7 +184,7 @@ public final class Simulator {
     int bt = trace.blockTokens();
     for (int i = 0; i < n; i++) {
       TraceRequest r = trace.requests().get(i);
-      p.chains[i] = chain(r.blockIds());
+      p.chains[i] = chain(r.blockIds(), r.model());
       p.wholeRouting[i] = routingRequest(r, keyBlocks, sessionKeys,
           PromptBlocks.of(p.chains[i], bt, r.inputTokens()));
       p.routing[i] = p.chains[i].length <= PromptBlocks.DENSE_BLOCKS ? p.wholeRouting[i]
@@ -204,8 +205,16 @@ public final class Simulator {
    * blocks by the same hashes.
    */
   static long[] chain(long[] blockIds) {
+    return chain(blockIds, null);
+  }
+
+  /**
+   * The same for a request of {@code model} (null: {@link #MODEL}): the prompts of two models or
+   * adapters never share a cached block, as an engine keys an adapter's blocks by it too.
+   */
+  static long[] chain(long[] blockIds, @Nullable String model) {
     long[] chain = new long[blockIds.length];
-    long h = MODEL_SEED;
+    long h = model == null ? MODEL_SEED : Hashing.xxh64(model, 0);
     for (int i = 0; i < blockIds.length; i++) {
       h = Hashing.mix64(h * 0x9E3779B97F4A7C15L + blockIds[i]);
       chain[i] = h;
@@ -223,7 +232,8 @@ public final class Simulator {
     StringBuilder prompt = new StringBuilder("blocks");
     long[] ids = r.blockIds();
     for (int k = 0; k < Math.min(keyBlocks, ids.length); k++) prompt.append(':').append(ids[k]);
-    return RoutingRequest.builder(MODEL).prompt(prompt.toString())
+    String model = r.model();
+    return RoutingRequest.builder(model != null ? model : MODEL).prompt(prompt.toString())
         .routingKey(sessionKeys ? r.sessionId() : null).blocks(blocks).build();
   }
 

@@ -54,6 +54,36 @@ public final class SyntheticTraces {
   }
 
   /**
+   * The requests of {@code trace} spread over LoRA adapters of several base models: each session
+   * (or each request without one) is given adapter {@code k} of {@code adapters}, drawn with Zipf
+   * popularity of exponent {@code zipf}, named {@code lora-k}, running on base model {@code
+   * base-(k mod bases)}, so that each base model has hot and cold adapters. The prompts' blocks
+   * stay as they are; the simulator keys them by adapter, so two adapters never share a block.
+   *
+   * @throws IllegalArgumentException if {@code adapters} or {@code bases} is below 1, or {@code
+   *     zipf} is negative or not finite
+   */
+  public static Trace withAdapters(Trace trace, int adapters, double zipf, int bases, long seed) {
+    positive("adapters", adapters);
+    positive("bases", bases);
+    if (!(zipf >= 0) || Double.isInfinite(zipf)) {
+      throw new IllegalArgumentException("zipf must be finite and >= 0, got " + zipf);
+    }
+    double[] cdf = zipfCdf(adapters, zipf);
+    SplittableRandom random = new SplittableRandom(seed ^ 0x10AA);
+    java.util.Map<String, Integer> bySession = new java.util.HashMap<>();
+    List<TraceRequest> out = new ArrayList<>(trace.size());
+    for (TraceRequest r : trace.requests()) {
+      String session = r.sessionId();
+      int k = session == null ? sample(cdf, random.nextDouble())
+          : bySession.computeIfAbsent(session, s -> sample(cdf, random.nextDouble()));
+      out.add(new TraceRequest(r.arrivalSeconds(), r.inputTokens(), r.outputTokens(),
+          r.blockIds(), session, "lora-" + k, "base-" + (k % bases)));
+    }
+    return Trace.of(out, trace.blockTokens());
+  }
+
+  /**
    * Builds a shared-prefix workload: each request is a group's system prompt followed by one of
    * that group's users' questions (repeated questions hit fully), arriving as a Poisson process, or
    * bursty (alternating on/off periods at {@code burstFactor} times the rate and nearly idle).

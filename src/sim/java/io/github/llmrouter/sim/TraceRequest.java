@@ -19,10 +19,20 @@ import org.jspecify.annotations.Nullable;
  * @param outputTokens answer length in tokens, at least 1
  * @param blockIds prompt block ids, at least one; the array is not copied: do not modify it
  * @param sessionId a conversation or user id when the trace has one, usable as a routing key
+ * @param model the model the request names, when the fleet serves several; null for the one
+ *     model of a fleet that serves one
+ * @param baseModel when {@code model} is a LoRA adapter, the base model it runs on (the replicas
+ *     of that base model serve it); else null
  */
 public record TraceRequest(
     double arrivalSeconds, int inputTokens, int outputTokens, long[] blockIds,
-    @Nullable String sessionId) {
+    @Nullable String sessionId, @Nullable String model, @Nullable String baseModel) {
+  /** A request of a fleet that serves one model. */
+  public TraceRequest(double arrivalSeconds, int inputTokens, int outputTokens, long[] blockIds,
+      @Nullable String sessionId) {
+    this(arrivalSeconds, inputTokens, outputTokens, blockIds, sessionId, null, null);
+  }
+
   public TraceRequest {
     requireNonNull(blockIds, "blockIds");
     if (!(arrivalSeconds >= 0) || Double.isInfinite(arrivalSeconds)) {
@@ -34,18 +44,29 @@ public record TraceRequest(
       throw new IllegalArgumentException("outputTokens must be >= 1, got " + outputTokens);
     }
     if (blockIds.length == 0) throw new IllegalArgumentException("blockIds must not be empty");
+    if (baseModel != null && model == null) {
+      throw new IllegalArgumentException("a baseModel needs the model (adapter) that runs on it");
+    }
+  }
+
+  /** The model whose replicas serve this request: its base model, else its model; or null. */
+  public @Nullable String servedBy() {
+    return baseModel != null ? baseModel : model;
   }
 
   /** The same request arriving at {@code seconds}. */
   public TraceRequest withArrival(double seconds) {
-    return new TraceRequest(seconds, inputTokens, outputTokens, blockIds, sessionId);
+    return new TraceRequest(seconds, inputTokens, outputTokens, blockIds, sessionId, model,
+        baseModel);
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof TraceRequest r && r.arrivalSeconds == arrivalSeconds
         && r.inputTokens == inputTokens && r.outputTokens == outputTokens
-        && Arrays.equals(r.blockIds, blockIds) && java.util.Objects.equals(r.sessionId, sessionId);
+        && Arrays.equals(r.blockIds, blockIds) && java.util.Objects.equals(r.sessionId, sessionId)
+        && java.util.Objects.equals(r.model, model)
+        && java.util.Objects.equals(r.baseModel, baseModel);
   }
 
   @Override
@@ -56,6 +77,8 @@ public record TraceRequest(
   @Override
   public String toString() {
     return "TraceRequest{t=" + arrivalSeconds + "s, in=" + inputTokens + ", out=" + outputTokens
-        + ", blocks=" + blockIds.length + (sessionId == null ? "" : ", session=" + sessionId) + '}';
+        + ", blocks=" + blockIds.length + (sessionId == null ? "" : ", session=" + sessionId)
+        + (model == null ? "" : ", model=" + model)
+        + (baseModel == null ? "" : " on " + baseModel) + '}';
   }
 }

@@ -287,6 +287,66 @@ class EmulatedReplicaTest {
   }
 
   @Test
+  void aReplicaWithLoraAdaptersListsLoadsUnloadsAndReportsThemAsVllm() throws IOException {
+    EmulatedReplica r = start(EmulatedReplica.builder().model("base").rejectUnknownModels()
+        .loraAdapters(2, "sql").instant());
+    try (Response response = get(r, "/v1/models")) {
+      JsonNode data = JSON.readTree(response.body().string()).path("data");
+      assertThat(data).extracting(m -> m.path("id").stringValue()).containsExactly("base", "sql");
+      assertThat(data.get(0).has("parent")).isFalse();
+      assertThat(data.get(1).path("parent").stringValue()).isEqualTo("base");
+    }
+    try (Response response = post(r, "/v1/load_lora_adapter",
+        "{\"lora_name\":\"chat\",\"lora_path\":\"/adapters/chat\"}")) {
+      assertThat(response.code()).isEqualTo(200);
+      assertThat(response.body().string()).isEqualTo(
+          "Success: LoRA adapter 'chat' added successfully.");
+    }
+    try (Response again = post(r, "/v1/load_lora_adapter",
+        "{\"lora_name\":\"chat\",\"lora_path\":\"/adapters/chat\"}")) {
+      assertThat(again.code()).isEqualTo(400);
+    }
+    try (Response noPath = post(r, "/v1/load_lora_adapter", "{\"lora_name\":\"x\"}")) {
+      assertThat(noPath.code()).isEqualTo(400);
+    }
+    try (Response missing = post(r, "/v1/unload_lora_adapter", "{\"lora_name\":\"math\"}")) {
+      assertThat(missing.code()).isEqualTo(404);
+    }
+    try (Response notJson = post(r, "/v1/unload_lora_adapter", "nonsense")) {
+      assertThat(notJson.code()).isEqualTo(400);
+    }
+    assertThat(r.adapters()).containsExactly("sql", "chat");
+
+    for (String model : List.of("sql", "chat", "sql", "base", "math")) {
+      try (Response response = post(r, "/v1/chat/completions", "{\"model\":\"" + model
+          + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")) {
+        assertThat(response.code()).as(model).isEqualTo(model.equals("math") ? 404 : 200);
+      }
+    }
+    assertThat(r.loraLoads()).as("sql and chat, each once in two slots").isEqualTo(2);
+    try (Response response = get(r, "/metrics")) {
+      assertThat(response.body().string()).contains("vllm:lora_requests_info{max_lora=\"2\","
+          + "running_lora_adapters=\"\",waiting_lora_adapters=\"\"}");
+    }
+
+    try (Response response = post(r, "/v1/unload_lora_adapter", "{\"lora_name\":\"sql\"}")) {
+      assertThat(response.code()).isEqualTo(200);
+    }
+    try (Response response = post(r, "/v1/chat/completions",
+        "{\"model\":\"sql\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")) {
+      assertThat(response.code()).isEqualTo(404);
+    }
+    assertThat(r.adapters()).containsExactly("chat");
+    EmulatedReplica plain = start(EmulatedReplica.builder().instant());
+    try (Response response = post(plain, "/v1/load_lora_adapter",
+        "{\"lora_name\":\"chat\",\"lora_path\":\"/adapters/chat\"}")) {
+      assertThat(response.code()).as("no adapters, no such endpoint").isEqualTo(404);
+    }
+    assertThat(plain.loraLoads()).isZero();
+    assertThat(plain.adapters()).isEmpty();
+  }
+
+  @Test
   void idDefaultsToThePort() {
     EmulatedReplica r = start(EmulatedReplica.builder().instant());
 

@@ -26,6 +26,13 @@ class ReplicaEngineTest {
     return new Job(nextIndex++, r, Simulator.chain(blockIds), (output + BLOCK - 1) / BLOCK, 0);
   }
 
+  private Job adapterJob(double arrival, int output, String adapter) {
+    long[] blockIds = ids(0, 20);
+    TraceRequest r = new TraceRequest(arrival, 200, output, blockIds, null, adapter, "base");
+    return new Job(nextIndex++, r, Simulator.chain(blockIds, adapter), (output + BLOCK - 1) / BLOCK,
+        0);
+  }
+
   private static long[] ids(long from, int count) {
     long[] ids = new long[count];
     for (int i = 0; i < count; i++) ids[i] = from + i;
@@ -42,6 +49,49 @@ class ReplicaEngineTest {
   private static void run(ReplicaEngine e, Job j) {
     e.advanceTo(j.arrival);
     e.submit(j, j.arrival);
+  }
+
+  @Test
+  void anAdapterNotHeldIsLoadedInTheStepThatAdmitsItsRequestAndThenStays() {
+    ReplicaEngine e = engine(SIMPLE.toBuilder().maxLoras(2).loraLoadMillis(50).build());
+    Job first = adapterJob(1.0, 1, "sql");
+    run(e, first);
+    e.drain();
+    // The step of a lone request (0.211 s) plus the adapter's load.
+    assertThat(first.firstToken - first.arrival).isCloseTo(0.261, within(1e-9));
+    Job again = adapterJob(2.0, 1, "sql");
+    run(e, again);
+    e.drain();
+    assertThat(e.loraLoads()).isEqualTo(1);
+    assertThat(again.cachedTokens).as("the same adapter's prompt is cached").isPositive();
+    Job other = adapterJob(3.0, 1, "chat");
+    run(e, other);
+    e.drain();
+    assertThat(other.cachedTokens).as("another adapter never shares a block").isZero();
+    run(e, adapterJob(4.0, 1, "math")); // evicts sql, the least recently used
+    e.drain();
+    run(e, adapterJob(5.0, 1, "sql"));
+    e.drain();
+    assertThat(e.loraLoads()).isEqualTo(4);
+  }
+
+  @Test
+  void aRequestWhoseAdapterFindsEverySlotRunningIsPassedOverAndKeepsItsPlace() {
+    ReplicaEngine e = engine(SIMPLE.toBuilder().maxLoras(1).loraLoadMillis(0).build());
+    Job running = adapterJob(0, 50, "sql");
+    Job blocked = adapterJob(0, 1, "chat");
+    Job sameAdapter = adapterJob(0, 1, "sql");
+    run(e, running);
+    e.submit(blocked, 0);
+    e.submit(sameAdapter, 0);
+    e.advanceTo(0.5);
+    assertThat(e.activeAdapters()).containsExactly("sql", "chat");
+    assertThat(sameAdapter.firstToken).as("admitted past the blocked one").isLessThan(0.5);
+    assertThat(blocked.admitted).isNaN();
+    e.drain();
+    assertThat(blocked.admitted).isGreaterThanOrEqualTo(running.finished);
+    assertThat(e.loraLoads()).isEqualTo(2);
+    assertThat(e.activeAdapters()).isEmpty();
   }
 
   @Test

@@ -61,6 +61,34 @@ class SimulatorTest {
   }
 
   @Test
+  void adaptersRunOnlyOnTheirBaseModelsReplicasAndAffinityLoadsThemFarLessOften() {
+    Trace trace = SyntheticTraces.withAdapters(
+        SyntheticTraces.multiTurn().requests(3000).sessionsPerSecond(4).seed(3).build(), 50, 1.1,
+        2, 3);
+    assertThat(trace.requests()).extracting(TraceRequest::baseModel)
+        .containsOnly("base-0", "base-1");
+    for (int clients : new int[] {1, 4}) {
+      Simulator sim = Simulator.builder().clients(clients).seed(3).build();
+      Simulator.Prepared prepared = sim.prepare(trace);
+      SimulatedPolicy aware = SimulatedPolicy.named("cacheaware", 3);
+      long[] loads = new long[2];
+      int k = 0;
+      for (SimulatedPolicy p : List.of(aware, aware.adapterUnaware())) {
+        FleetRun run = new FleetRun(sim.settings(), p, trace, prepared);
+        Job[] jobs = run.run();
+        // base-0 on replicas 0-3, base-1 on 4-7.
+        assertThat(jobs).allSatisfy(j -> assertThat(j.replica / 4)
+            .isEqualTo(j.request.baseModel().equals("base-0") ? 0 : 1));
+        loads[k++] = run.loraLoads();
+      }
+      assertThat(loads[0]).as("%d clients", clients).isPositive()
+          .isLessThan(loads[1] / 2);
+    }
+    assertThat(SimulatedPolicy.named("cacheaware", 1).adapterUnaware().name())
+        .isEqualTo("CacheAware adapter-unaware");
+  }
+
+  @Test
   void theSameSeedGivesTheSameReport() {
     Simulator sim = Simulator.builder().clients(4).seed(9).build();
     String first = sim.run(mooncake).toTable();

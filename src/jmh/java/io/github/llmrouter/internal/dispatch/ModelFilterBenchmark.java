@@ -86,9 +86,10 @@ public class ModelFilterBenchmark {
     if (models.equals("3")) {
       Map<String, ModelRoute> byModel = new HashMap<>();
       ServedModels s = served;
+      AdapterAffinity adapters = new AdapterAffinity(replicas);
       if (s != null) {
         s.parts(RoutingTable.MAX_ROUTED_MODELS).forEach((model, part) ->
-            byModel.put(model, ModelRoute.of(policy, replicas, load, part)));
+            byModel.put(model, ModelRoute.of(policy, replicas, load, model, part, adapters)));
       }
       routes = byModel;
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
+import io.github.llmrouter.internal.load.AdapterActivity;
 import io.github.llmrouter.internal.load.LocalLoad;
 import io.github.llmrouter.internal.transport.LoadReportSink;
 import io.github.llmrouter.internal.transport.ModelList;
@@ -164,6 +165,18 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   public void report(Replica replica, LoadReport report) {
     table.load.publish(replica.id(), report, report.source() == LoadReport.Source.HEADER);
     if (admission != null) admission.onLoadChanged();
+  }
+
+  @Override
+  public void adapters(Replica replica, AdapterActivity activity) {
+    RoutingTable t = table;
+    int i = t.replicas.indexOf(replica.id());
+    if (i < 0) return;
+    long[] hashes = new long[activity.active().size()];
+    for (int k = 0; k < hashes.length; k++) {
+      hashes[k] = AdapterAffinity.hash(activity.active().get(k));
+    }
+    t.adapters.reported(i, hashes, activity.maxLora());
   }
 
   @Override

@@ -15,38 +15,68 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The routing of one model served by part of the fleet, or loaded on part of it: a picker of the
- * policy over that model's replicas alone (its own ring, key space and load bound) and their
- * load, whose rankings give fleet indices; when only some of them have the model loaded (an
- * engine that loads models on demand), those are ranked first and the others after, so that a
- * call makes no replica swap models while one that has it loaded can take it. Immutable; made
- * with its {@link RoutingTable}.
+ * The routing of one model served by part of the fleet, or loaded on part of it, or of a LoRA
+ * adapter: a picker of the policy over that model's replicas alone (its own ring, key space and
+ * load bound) and their load, whose rankings give fleet indices; when only some of them have the
+ * model loaded (an engine that loads models on demand), those are ranked first and the others
+ * after, so that a call makes no replica swap models while one that has it loaded can take it;
+ * an adapter's ranking is then ordered by {@link AdapterAffinity}. Immutable; made with its
+ * {@link RoutingTable}.
  */
-final class ModelRoute {
+public final class ModelRoute {
   private final Tier first;
   private final @Nullable Tier then;
+  /** The model's replicas, fleet indices. */
+  private final int[] members;
+  private final LocalLoad fleetLoad;
+  /** For an adapter, where its calls went; else null. */
+  private final @Nullable AdapterAffinity affinity;
+  private final long adapterHash;
 
-  private ModelRoute(Tier first, @Nullable Tier then) {
+  private ModelRoute(Tier first, @Nullable Tier then, int[] members, LocalLoad fleetLoad,
+      @Nullable AdapterAffinity affinity, String model) {
     this.first = first;
     this.then = then;
+    this.members = members;
+    this.fleetLoad = fleetLoad;
+    this.affinity = affinity;
+    this.adapterHash = affinity == null ? 0 : AdapterAffinity.hash(model);
   }
 
-  /** The route over the replicas of {@code part}. */
+  /**
+   * The route of {@code model} over the replicas of {@code part}; {@code affinity} orders its
+   * calls if it is an adapter.
+   */
   static ModelRoute of(RoutingPolicy policy, ReplicaSet replicas, LocalLoad fleetLoad,
-      ServedModels.Part part) {
+      String model, ServedModels.Part part, AdapterAffinity affinity) {
     int[] loaded = part.loaded();
+    AdapterAffinity adapter = part.adapter() ? affinity : null;
     if (loaded == null) {
-      return new ModelRoute(Tier.of(policy, replicas, fleetLoad, part.replicas()), null);
+      return over(policy, replicas, fleetLoad, model, part.replicas(), adapter);
     }
     int[] rest = Arrays.stream(part.replicas())
         .filter(i -> Arrays.binarySearch(loaded, i) < 0).toArray();
     return new ModelRoute(Tier.of(policy, replicas, fleetLoad, loaded),
-        Tier.of(policy, replicas, fleetLoad, rest));
+        Tier.of(policy, replicas, fleetLoad, rest), part.replicas(), fleetLoad, adapter, model);
+  }
+
+  /**
+   * The route of {@code model} over the replicas at {@code indices} (ascending, at least one) of
+   * {@code replicas}, all with the model loaded.
+   *
+   * @param affinity where an adapter's calls went, if {@code model} is one; else null
+   */
+  public static ModelRoute over(RoutingPolicy policy, ReplicaSet replicas, LocalLoad fleetLoad,
+      String model, int[] indices, @Nullable AdapterAffinity affinity) {
+    return new ModelRoute(Tier.of(policy, replicas, fleetLoad, indices), null, indices.clone(),
+        fleetLoad, affinity, model);
   }
 
   /** {@return the model's replicas ranked for {@code request}, as fleet indices} */
-  Ranking rank(RoutingRequest request) {
-    return new FleetIndexed(request);
+  public Ranking rank(RoutingRequest request) {
+    Ranking byPolicy = new FleetIndexed(request);
+    AdapterAffinity a = affinity;
+    return a == null ? byPolicy : a.rank(adapterHash, byPolicy, members, fleetLoad);
   }
 
   /** Replicas ranked together: a picker over them, their load, and their fleet indices. */

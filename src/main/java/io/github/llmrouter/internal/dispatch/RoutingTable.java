@@ -24,25 +24,32 @@ final class RoutingTable {
   final Eligibility eligibility;
   /** Which replicas serve which models; null when routing by model changes nothing. */
   final @Nullable ServedModels models;
-  /** The models served or loaded by part of the fleet, each with its own route; usually empty. */
+  /** Where LoRA adapters' calls went, kept while the membership is. */
+  final AdapterAffinity adapters;
+  /**
+   * The models served or loaded by part of the fleet, and the adapters, each with its own route;
+   * usually empty.
+   */
   private final Map<String, ModelRoute> routes;
 
   private RoutingTable(ReplicaSet replicas, LocalLoad load, @Nullable ReplicaPicker picker,
-      Eligibility eligibility, @Nullable ServedModels models, RoutingPolicy policy) {
+      Eligibility eligibility, @Nullable ServedModels models, RoutingPolicy policy,
+      AdapterAffinity adapters) {
     this.replicas = replicas;
     this.load = load;
     this.picker = picker;
     this.eligibility = eligibility;
     this.models = models;
-    this.routes = routes(policy, replicas, load, models);
+    this.adapters = adapters;
+    this.routes = routes(policy, replicas, load, models, adapters);
   }
 
   private static Map<String, ModelRoute> routes(RoutingPolicy policy, ReplicaSet replicas,
-      LocalLoad load, @Nullable ServedModels models) {
+      LocalLoad load, @Nullable ServedModels models, AdapterAffinity adapters) {
     if (models == null) return Map.of();
     Map<String, ModelRoute> routes = new HashMap<>();
-    models.parts(MAX_ROUTED_MODELS).forEach(
-        (model, part) -> routes.put(model, ModelRoute.of(policy, replicas, load, part)));
+    models.parts(MAX_ROUTED_MODELS).forEach((model, part) ->
+        routes.put(model, ModelRoute.of(policy, replicas, load, model, part, adapters)));
     return routes;
   }
 
@@ -58,18 +65,18 @@ final class RoutingTable {
   static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility) {
     ReplicaSet replicas = load.replicas();
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
-        eligibility, null, policy);
+        eligibility, null, policy, new AdapterAffinity(replicas));
   }
 
   RoutingTable next(ReplicaSet replicas, RoutingPolicy policy, @Nullable ServedModels models) {
     return new RoutingTable(replicas, load.next(replicas),
         replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas), models,
-        policy);
+        policy, new AdapterAffinity(replicas));
   }
 
   /** This table with other served models: what a new listing changed. */
   RoutingTable withModels(@Nullable ServedModels models, RoutingPolicy policy) {
-    return new RoutingTable(replicas, load, picker, eligibility, models, policy);
+    return new RoutingTable(replicas, load, picker, eligibility, models, policy, adapters);
   }
 
   /**

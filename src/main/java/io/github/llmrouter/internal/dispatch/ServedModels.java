@@ -39,10 +39,12 @@ final class ServedModels {
   private final boolean starting;
   /** Models the fleet has served and no replica of this snapshot claims; usually empty. */
   private final Set<String> gone;
+  /** The claimed models some replica lists as a LoRA adapter; usually empty. */
+  private final Set<String> adapters;
 
   private ServedModels(Set<String>[] byIndex, Set<String>[] unloaded, boolean[] declares,
       Set<String> claimed, boolean anyUndeclared, int pending, boolean starting,
-      Set<String> gone) {
+      Set<String> gone, Set<String> adapters) {
     this.byIndex = byIndex;
     this.unloaded = unloaded;
     this.declares = declares;
@@ -52,6 +54,7 @@ final class ServedModels {
     this.pending = pending;
     this.starting = starting;
     this.gone = gone;
+    this.adapters = adapters;
   }
 
   /**
@@ -80,6 +83,7 @@ final class ServedModels {
     boolean anyDeclared = false;
     boolean alike = true;
     int pending = 0;
+    Set<String> adapters = new HashSet<>();
     for (int i = 0; i < n; i++) {
       Replica r = replicas.get(i);
       Set<String> models = r.models();
@@ -94,6 +98,7 @@ final class ServedModels {
           models = l.list().models();
           unloaded[i] = l.list().unloaded();
           anyUnloaded |= !unloaded[i].isEmpty();
+          adapters.addAll(l.list().parents().keySet());
         } else if (listing) {
           pending++;
         }
@@ -109,9 +114,12 @@ final class ServedModels {
       gone = Set.copyOf(gone);
     }
     ModelCatalog.remember(known, claimed);
-    if (!anyDeclared && pending == 0 && alike && gone.isEmpty() && !anyUnloaded) return null;
+    if (!anyDeclared && pending == 0 && alike && gone.isEmpty() && !anyUnloaded
+        && adapters.isEmpty()) {
+      return null;
+    }
     return new ServedModels(byIndex, unloaded, declares, claimed, anyUndeclared, pending,
-        starting, gone);
+        starting, gone, Set.copyOf(adapters));
   }
 
   /** {@return whether some replica declares or lists {@code model}} */
@@ -146,9 +154,10 @@ final class ServedModels {
 
   /**
    * The claimed models that need a route of their own, at most {@code max} in name order: those
-   * served by part of the snapshot, and those some of whose replicas would have to load them
-   * first (while others have them loaded). Models every replica serves, loaded, are left out
-   * (the whole fleet's picker ranks them).
+   * served by part of the snapshot, those some of whose replicas would have to load them first
+   * (while others have them loaded), and LoRA adapters (whose calls keep to the replicas that
+   * have them loaded: {@link AdapterAffinity}). Other models every replica serves, loaded, are
+   * left out (the whole fleet's picker ranks them).
    */
   Map<String, Part> parts(int max) {
     Map<String, Part> parts = new TreeMap<>();
@@ -165,9 +174,10 @@ final class ServedModels {
       }
       boolean partial = n > 0 && n < byIndex.length;
       boolean someUnloaded = k > 0 && k < n;
-      if (partial || someUnloaded) {
+      boolean adapter = n > 0 && adapters.contains(model);
+      if (partial || someUnloaded || adapter) {
         parts.put(model, new Part(Arrays.copyOf(all, n),
-            someUnloaded ? Arrays.copyOf(loaded, k) : null));
+            someUnloaded ? Arrays.copyOf(loaded, k) : null, adapter));
       }
     }
     return parts;
@@ -186,8 +196,9 @@ final class ServedModels {
    *
    * @param replicas their fleet indices, ascending
    * @param loaded those that have it loaded, when only some do; else null
+   * @param adapter whether the model is a LoRA adapter
    */
-  record Part(int[] replicas, int @Nullable [] loaded) {}
+  record Part(int[] replicas, int @Nullable [] loaded, boolean adapter) {}
 
   /** {@return whether some replica of the snapshot may take a request for {@code model}} */
   boolean anyServes(String model) {

@@ -1,5 +1,6 @@
 package io.github.llmrouter.internal.transport;
 
+import io.github.llmrouter.internal.load.AdapterActivity;
 import io.github.llmrouter.load.LoadReport;
 import io.github.llmrouter.replica.Replica;
 
@@ -24,6 +25,14 @@ public interface LoadReportSink {
    * @param why what failed
    */
   default void refused(Replica replica, String why) {}
+
+  /**
+   * A scrape of {@code replica} showed which LoRA adapters it runs or queues now.
+   *
+   * @param replica the replica the report is about
+   * @param activity its adapters
+   */
+  default void adapters(Replica replica, AdapterActivity activity) {}
 
   /**
    * A scrape got an answer (of any status) from {@code replica}: something listens there.

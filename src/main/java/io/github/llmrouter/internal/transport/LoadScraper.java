@@ -3,6 +3,7 @@ package io.github.llmrouter.internal.transport;
 import static java.util.Objects.requireNonNull;
 
 import io.github.llmrouter.api.Ticker;
+import io.github.llmrouter.internal.load.AdapterActivity;
 import io.github.llmrouter.internal.load.DialectReader;
 import io.github.llmrouter.internal.load.ParsedMetrics;
 import io.github.llmrouter.internal.load.PrometheusText;
@@ -276,6 +277,8 @@ public final class LoadScraper implements AutoCloseable {
           scrapes.increment();
           recovered(replica);
           sink.report(replica, report);
+          AdapterActivity adapters = AdapterActivity.of(metrics);
+          if (adapters != null) sink.adapters(replica, adapters);
           inProgress.remove(replica.id());
           done.complete(null);
         } catch (IOException | RuntimeException e) {

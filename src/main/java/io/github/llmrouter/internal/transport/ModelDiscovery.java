@@ -7,6 +7,7 @@ import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -143,7 +144,8 @@ public final class ModelDiscovery implements AutoCloseable {
   /**
    * The models in an OpenAI model list: every {@code data[].id}, and the {@code aliases}
    * llama.cpp's server adds, those whose {@code status.value} is other than {@code loaded} (a
-   * router-mode llama.cpp server's) as not loaded; null if {@code body} is not such a list.
+   * router-mode llama.cpp server's) as not loaded, and those with a {@code parent} (vLLM's LoRA
+   * adapters) as adapters of it; null if {@code body} is not such a list.
    */
   static @Nullable ModelList parse(String body) {
     JsonNode root;
@@ -155,13 +157,20 @@ public final class ModelDiscovery implements AutoCloseable {
     if (root == null || !root.path("data").isArray()) return null;
     Set<String> models = new LinkedHashSet<>();
     Set<String> unloaded = new LinkedHashSet<>();
+    Map<String, String> parents = new HashMap<>();
     for (JsonNode item : root.path("data")) {
       JsonNode status = item.path("status").path("value");
       boolean loaded = !status.isString() || status.stringValue().equals("loaded");
-      add(models, loaded ? null : unloaded, item.path("id"));
+      JsonNode id = item.path("id");
+      add(models, loaded ? null : unloaded, id);
+      JsonNode parent = item.path("parent");
+      if (parent.isString() && !parent.stringValue().isEmpty() && id.isString()
+          && models.contains(id.stringValue()) && !parent.stringValue().equals(id.stringValue())) {
+        parents.put(id.stringValue(), parent.stringValue());
+      }
       for (JsonNode alias : item.path("aliases")) add(models, loaded ? null : unloaded, alias);
     }
-    return new ModelList(models, unloaded);
+    return new ModelList(models, unloaded, parents);
   }
 
   private static void add(Set<String> models, @Nullable Set<String> unloaded, JsonNode name) {

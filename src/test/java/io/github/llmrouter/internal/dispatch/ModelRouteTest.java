@@ -65,7 +65,8 @@ class ModelRouteTest {
   void theModelsReplicasAloneAreRankedAndTheOutcomeGoesBackToTheirOwnIndex() {
     Recording policy = new Recording();
     ModelRoute route =
-        ModelRoute.of(policy, fleet, load, new ServedModels.Part(new int[] {1, 3, 4}, null));
+        ModelRoute.of(policy, fleet, load, "m", new ServedModels.Part(new int[] {1, 3, 4}, null, false),
+            new AdapterAffinity(fleet));
     assertThat(policy.pickedOver).singleElement().satisfies(part ->
         assertThat(part.replicas()).extracting(Replica::id).containsExactly("r1", "r3", "r4"));
     load.counter(3).acquire();
@@ -170,7 +171,8 @@ class ModelRouteTest {
     assertThat(parts.get("b").loaded()).as("loaded on 1 only of 0 and 1").containsExactly(1);
 
     Recording policy = new Recording();
-    ModelRoute route = ModelRoute.of(policy, fleet, load, parts.get("a"));
+    ModelRoute route = ModelRoute.of(policy, fleet, load, "a", parts.get("a"),
+        new AdapterAffinity(fleet));
     Ranking ranking = route.rank(RoutingRequest.of("a", "hello"));
     assertThat(ranking.next()).isEqualTo(0);
     assertThat(ranking.next()).isEqualTo(2);

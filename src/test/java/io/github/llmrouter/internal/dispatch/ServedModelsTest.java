@@ -26,6 +26,22 @@ class ServedModelsTest {
   }
 
   @Test
+  void anAdapterEveryReplicaListsStillHasARouteOfItsOwn() {
+    ReplicaSet fleet = ReplicaSet.of(List.of(plain1, plain2));
+    for (Replica r : List.of(plain1, plain2)) {
+      listings.put(r.id(), new ServedModels.Listing(r, new ModelList(Set.of("base", "sql"),
+          Set.of(), Map.of("sql", "base"))));
+    }
+    ServedModels served = ServedModels.of(fleet, listings, true, false, known);
+    assertThat(served).isNotNull();
+    Map<String, ServedModels.Part> parts = served.parts(RoutingTable.MAX_ROUTED_MODELS);
+    assertThat(parts).containsOnlyKeys("sql");
+    assertThat(parts.get("sql").adapter()).isTrue();
+    assertThat(parts.get("sql").replicas()).containsExactly(0, 1);
+    assertThat(parts.get("sql").loaded()).isNull();
+  }
+
+  @Test
   void aFleetOfOneModelOrNoneChangesNothing() {
     ReplicaSet fleet = ReplicaSet.of(List.of(plain1, plain2));
     assertThat(ServedModels.of(fleet, listings, false, false, known)).as("nothing listed, not asked")

@@ -17,6 +17,17 @@ class ModelListingTest {
     assertThat(list).isNotNull();
     assertThat(list.models()).containsExactlyInAnyOrder("meta-llama/Llama-3.1-8B", "sql-lora");
     assertThat(list.unloaded()).isEmpty();
+    assertThat(list.parents()).containsExactly(
+        java.util.Map.entry("sql-lora", "meta-llama/Llama-3.1-8B"));
+  }
+
+  @Test
+  void aParentThatIsNoNameOrTheModelItselfMakesNoAdapter() {
+    ModelList list = ModelDiscovery.parse("{\"data\":[{\"id\":\"a\",\"parent\":\"a\"},"
+        + "{\"id\":\"b\",\"parent\":\"\"},{\"id\":\"c\",\"parent\":7},"
+        + "{\"id\":\"\",\"parent\":\"base\"},{\"id\":\"d\",\"parent\":\"base\"}]}");
+    assertThat(list).isNotNull();
+    assertThat(list.parents()).containsExactly(java.util.Map.entry("d", "base"));
   }
 
   @Test

@@ -1,0 +1,288 @@
+package io.github.llmrouter.internal.dispatch;
+
+import io.github.llmrouter.internal.util.Hashing;
+import io.github.llmrouter.load.LoadView;
+import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.PrefixHash;
+import io.github.llmrouter.routing.Ranking;
+import io.github.llmrouter.routing.RoutedAttempt;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a LoRA adapter's calls go among the replicas that can serve it. An engine runs a few
+ * adapters at once ({@code max_lora}) and swaps the others in on demand, stalling its batch while
+ * it loads one; so an adapter's calls go first to the replicas believed to have it loaded, in the
+ * policy's order, while they are within their share of the load; then to the others in an order
+ * fixed by the adapter's name (rendezvous hashing), so that every client sends a cold adapter to
+ * the same replica and a hot one spreads over the same few as its load grows; then to the rest
+ * in the policy's order.
+ *
+ * <p>A replica is believed to have an adapter loaded if this client sent it one of the adapter's
+ * calls since it last sent calls of as many other adapters there as it runs at once ({@code
+ * max_lora} as it reports, else {@link #SLOTS}), or a load report showed the adapter running or
+ * waiting there since ({@link #reported}). A replica is within its share when
+ * its load is at most {@link #LOAD_FACTOR} times the mean load of the adapter's replicas, the
+ * call being placed included, plus one: their reported load (waiting and running, every
+ * client's) when all of them report it, else this client's calls in flight.
+ *
+ * <p>Thread-safe and lock-free: each replica's loaded adapters are an immutable array replaced by
+ * compare-and-set. Made for one membership snapshot, by fleet index.
+ */
+public final class AdapterAffinity {
+  /**
+   * The adapters a replica is assumed to hold when it reports no {@code max_lora}: {@value}, the
+   * most vLLM deployments run with.
+   */
+  public static final int SLOTS = 8;
+  /** The most adapters believed loaded on one replica, whatever it reports: {@value}. */
+  static final int MAX_SLOTS = 256;
+
+  /**
+   * How much more than the mean load of an adapter's replicas one of them may carry and still take
+   * the adapter's calls because it has the adapter loaded: {@value}. Between the even spread
+   * ({@link PrefixHash#DEFAULT_LOAD_FACTOR}) and what a cached prompt is worth ({@link
+   * PrefixHash#DEFAULT_REPORTED_LOAD_FACTOR}): a miss costs one adapter load, not a whole
+   * prompt's prefill.
+   */
+  static final double LOAD_FACTOR = 1.5;
+
+  private static final long[] NONE = new long[0];
+
+  /** Per fleet index: the hashes of the adapters believed loaded there, most recent first. */
+  private final AtomicReferenceArray<long[]> loaded;
+  /** Per fleet index: a hash of the replica's id, for the rendezvous order. */
+  private final long[] idHashes;
+  /** Per fleet index: the adapters it runs at once, as it reported, else {@link #SLOTS}. */
+  private final AtomicIntegerArray slots;
+
+  /** The affinity of the replicas of {@code replicas}, none believed to hold an adapter yet. */
+  public AdapterAffinity(ReplicaSet replicas) {
+    int n = replicas.size();
+    this.loaded = new AtomicReferenceArray<>(n);
+    this.idHashes = new long[n];
+    this.slots = new AtomicIntegerArray(n);
+    for (int i = 0; i < n; i++) {
+      slots.set(i, SLOTS);
+      loaded.set(i, NONE);
+      idHashes[i] = Hashing.xxh64(replicas.get(i).id(), 0x10AAL);
+    }
+  }
+
+  /** {@return the hash by which adapter {@code name} is known} */
+  public static long hash(String name) {
+    return Hashing.xxh64(name, 0x10ADL);
+  }
+
+  /**
+   * Ranks the replicas for one call of an adapter.
+   *
+   * @param adapter the adapter's {@link #hash}
+   * @param byPolicy the policy's ranking of the replicas that can serve it, as fleet indices
+   * @param members those replicas' fleet indices
+   * @param load the fleet's load view, by fleet index
+   */
+  public Ranking rank(long adapter, Ranking byPolicy, int[] members, LoadView load) {
+    return new AdapterRanking(adapter, byPolicy, members, load);
+  }
+
+  /**
+   * A replica's last load report showed these adapters running or waiting: they are loaded
+   * there, the most recently used.
+   *
+   * @param adapters their {@link #hash hashes}
+   * @param maxLora how many adapters the replica runs at once, or 0 if it did not say
+   */
+  public void reported(int replica, long[] adapters, int maxLora) {
+    if (maxLora > 0) slots.set(replica, Math.min(maxLora, MAX_SLOTS));
+    for (long a : adapters) used(replica, a);
+  }
+
+  /** Whether adapter {@code adapter} is believed loaded on replica {@code replica}. */
+  boolean isLoaded(int replica, long adapter) {
+    for (long a : loaded.get(replica)) {
+      if (a == adapter) return true;
+    }
+    return false;
+  }
+
+  /** A call of {@code adapter} went to {@code replica}: it is loaded there, the most recent. */
+  void used(int replica, long adapter) {
+    while (true) {
+      long[] was = loaded.get(replica);
+      if (was.length > 0 && was[0] == adapter) return;
+      int at = -1;
+      for (int k = 0; k < was.length; k++) {
+        if (was[k] == adapter) at = k;
+      }
+      int size = Math.min(slots.get(replica), at >= 0 ? was.length : was.length + 1);
+      long[] now = new long[size];
+      now[0] = adapter;
+      int j = 1;
+      for (int k = 0; k < was.length && j < size; k++) {
+        if (k != at) now[j++] = was[k];
+      }
+      if (loaded.compareAndSet(replica, was, now)) return;
+    }
+  }
+
+  /** The order of one call: loaded and within share, then by rendezvous, then the rest. */
+  private final class AdapterRanking implements Ranking {
+    private final long adapter;
+    private final Ranking byPolicy;
+    private final int[] members;
+    private final LoadView load;
+    /** The policy's order as drawn so far, fleet indices. */
+    private final int[] drawn;
+    private int drawnCount;
+    private boolean policyDone;
+    /** Per position in {@link #drawn}: whether it was returned. */
+    private final boolean[] returned;
+    /** The members in rendezvous order, made when first needed. */
+    private int @Nullable [] rendezvous;
+    private String reason = "adapter loaded here";
+    /** What the policy said of its own first choice, if that was returned first. */
+    private boolean firstIsPolicys;
+
+    AdapterRanking(long adapter, Ranking byPolicy, int[] members, LoadView load) {
+      this.adapter = adapter;
+      this.byPolicy = byPolicy;
+      this.members = members;
+      this.load = load;
+      this.drawn = new int[members.length];
+      this.returned = new boolean[members.length];
+    }
+
+    @Override
+    public int next() {
+      Share share = new Share();
+      // Loaded and within share, in the policy's order, drawing from it only as far as needed.
+      for (int k = 0; ; k++) {
+        if (k == drawnCount && !draw()) break;
+        int i = drawn[k];
+        if (!returned[k] && isLoaded(i, adapter) && share.admits(i)) {
+          reason = "adapter loaded here";
+          return give(k);
+        }
+      }
+      // Within share, in the adapter's rendezvous order.
+      for (int i : rendezvous()) {
+        int k = positionOf(i);
+        if (!returned[k] && share.admits(i)) {
+          reason = "adapter's next replica";
+          return give(k);
+        }
+      }
+      // Everything else, in the policy's order.
+      for (int k = 0; k < drawnCount; k++) {
+        if (!returned[k]) {
+          reason = "adapter's replicas busy";
+          return give(k);
+        }
+      }
+      return -1;
+    }
+
+    private int give(int k) {
+      firstIsPolicys = drawnCount == 1 && k == 0;
+      returned[k] = true;
+      return drawn[k];
+    }
+
+    /** Draws the policy's next replica; false when it has none left. */
+    private boolean draw() {
+      if (policyDone || drawnCount == drawn.length) return false;
+      int i = byPolicy.next();
+      if (i < 0) {
+        policyDone = true;
+        return false;
+      }
+      drawn[drawnCount++] = i;
+      return true;
+    }
+
+    private int positionOf(int fleetIndex) {
+      for (int k = 0; k < drawnCount; k++) {
+        if (drawn[k] == fleetIndex) return k;
+      }
+      throw new IllegalStateException("replica " + fleetIndex + " was not ranked");
+    }
+
+    /** The drawn replicas by descending rendezvous weight (the policy has been drawn dry). */
+    private int[] rendezvous() {
+      int[] order = rendezvous;
+      if (order != null) return order;
+      long[] keyed = new long[drawnCount];
+      for (int k = 0; k < drawnCount; k++) {
+        // The weight in the high bits, the position in the low ones: one sort orders both.
+        long weight = Hashing.mix64(adapter ^ idHashes[drawn[k]]) & ~0xFFFFL;
+        keyed[k] = weight | k;
+      }
+      Arrays.sort(keyed);
+      order = new int[drawnCount];
+      for (int k = 0; k < drawnCount; k++) {
+        order[k] = drawn[(int) (keyed[drawnCount - 1 - k] & 0xFFFFL)];
+      }
+      return rendezvous = order;
+    }
+
+    @Override
+    public String reason() {
+      return firstIsPolicys ? byPolicy.reason() : reason;
+    }
+
+    @Override
+    public RoutedAttempt sent(int index, long nanos, boolean streamed) {
+      used(index, adapter);
+      return byPolicy.sent(index, nanos, streamed);
+    }
+
+    @Override
+    public long predictedCachedTokens() {
+      return firstIsPolicys ? byPolicy.predictedCachedTokens() : -1;
+    }
+
+    @Override
+    public double estimatedWaitSeconds() {
+      return firstIsPolicys ? byPolicy.estimatedWaitSeconds() : Double.NaN;
+    }
+
+    @Override
+    public String versusRunnerUp() {
+      return firstIsPolicys ? byPolicy.versusRunnerUp() : "";
+    }
+
+    /** The members' load as it is now, and the share each may carry. */
+    private final class Share {
+      private final long now = load.now();
+      private final boolean reported;
+      private final double bound;
+
+      Share() {
+        long sum = 0;
+        boolean all = true;
+        for (int i : members) {
+          int r = load.reportedLoad(i, now);
+          if (r < 0) {
+            all = false;
+            break;
+          }
+          sum += r;
+        }
+        reported = all;
+        if (!all) {
+          sum = 0;
+          for (int i : members) sum += load.inFlight(i);
+        }
+        bound = LOAD_FACTOR * (sum + 1) / members.length + 1;
+      }
+
+      boolean admits(int i) {
+        int l = reported ? load.reportedLoad(i, now) : load.inFlight(i);
+        return l <= bound;
+      }
+    }
+  }
+}
