@@ -23,6 +23,7 @@ import io.github.llmrouter.internal.load.FleetSnapshots;
 import io.github.llmrouter.internal.transport.Endpoint;
 import io.github.llmrouter.internal.transport.HttpTransport;
 import io.github.llmrouter.internal.transport.LoadScraper;
+import io.github.llmrouter.internal.transport.AdapterLoader;
 import io.github.llmrouter.internal.transport.ModelDiscovery;
 import io.github.llmrouter.internal.transport.OkHttpClients;
 import io.github.llmrouter.internal.transport.RequestScan;
@@ -130,6 +131,9 @@ public final class LlmClient implements FleetView, AutoCloseable {
       discovery = new ModelDiscovery(http, b.apiKey, b.modelDiscoveryInterval, b.ticker,
           scheduler, fleet, System.nanoTime());
       fleet.listModels(discovery::relistAll, discovery::relist);
+      if (!b.adaptersOnDemand.isEmpty()) {
+        fleet.placeAdapters(b.adaptersOnDemand, new AdapterLoader(http, b.apiKey));
+      }
     }
     this.membership = new Membership(resolver, fleet, statuses, prober, discovery, scheduler,
         b.ticker, listener);

@@ -12,6 +12,7 @@ import io.github.llmrouter.internal.util.HeaderFields;
 import io.github.llmrouter.load.LoadMonitoring;
 import io.github.llmrouter.observe.RoutingListener;
 import io.github.llmrouter.replica.HealthCheck;
+import io.github.llmrouter.replica.LoraAdapter;
 import io.github.llmrouter.replica.OutlierDetection;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaResolver;
@@ -20,7 +21,10 @@ import io.github.llmrouter.routing.CacheAware;
 import io.github.llmrouter.routing.RoutingPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
 
@@ -65,6 +69,8 @@ public final class LlmClientBuilder {
   public static final Duration DEFAULT_SLOW_START = Duration.ofSeconds(30);
   /** Default calls allowed to wait for replicas while the fleet is empty: {@value}. */
   public static final int DEFAULT_MAX_WAITING_CALLS = 1024;
+  /** The most LoRA adapters loaded on demand: {@value}. */
+  public static final int MAX_ADAPTERS_ON_DEMAND = 1000;
 
   // Read by LlmClient's constructor; the client keeps none of the builder (nor the API key).
   private final List<Replica> replicas = new ArrayList<>();
@@ -77,6 +83,7 @@ public final class LlmClientBuilder {
   Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   Duration callTimeout = DEFAULT_CALL_TIMEOUT;
   Duration modelDiscoveryInterval = DEFAULT_MODEL_DISCOVERY_INTERVAL;
+  List<LoraAdapter> adaptersOnDemand = List.of();
   int maxStreamResumptions = DEFAULT_MAX_STREAM_RESUMPTIONS;
   int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
   @Nullable String apiKey;
@@ -94,6 +101,27 @@ public final class LlmClientBuilder {
   int maxWaitingCalls = DEFAULT_MAX_WAITING_CALLS;
 
   LlmClientBuilder() {}
+
+  private void checkAdaptersOnDemand() {
+    List<LoraAdapter> adapters = adaptersOnDemand;
+    if (adapters.isEmpty()) return;
+    if (adapters.size() > MAX_ADAPTERS_ON_DEMAND) {
+      throw new IllegalArgumentException("loadAdaptersOnDemand takes at most "
+          + MAX_ADAPTERS_ON_DEMAND + " adapters, got " + adapters.size());
+    }
+    if (modelDiscoveryInterval.isZero()) {
+      throw new IllegalArgumentException("loadAdaptersOnDemand needs model discovery "
+          + "(modelDiscoveryInterval above 0): the replicas' /v1/models tells where each adapter "
+          + "is loaded");
+    }
+    Set<String> names = new HashSet<>();
+    for (LoraAdapter a : adapters) {
+      if (!names.add(a.name())) {
+        throw new IllegalArgumentException("loadAdaptersOnDemand names adapter '" + a.name()
+            + "' twice");
+      }
+    }
+  }
 
   /**
    * Adds replicas by base URL (for example {@code http://10.0.0.7:8000}); a malformed URL fails
@@ -264,6 +292,47 @@ public final class LlmClientBuilder {
   public LlmClientBuilder modelDiscoveryInterval(Duration modelDiscoveryInterval) {
     this.modelDiscoveryInterval =
         requireNonNull(modelDiscoveryInterval, "modelDiscoveryInterval");
+    return this;
+  }
+
+  /**
+   * Loads these LoRA adapters on demand on replicas of their base models, through vLLM's runtime
+   * endpoints ({@code POST /v1/load_lora_adapter} with the adapter's name and path, {@code POST
+   * /v1/unload_lora_adapter}; the servers must run with {@code --enable-lora} and {@code
+   * VLLM_ALLOW_RUNTIME_LORA_UPDATING=True}); default none: the client loads nothing, and an
+   * adapter's calls go to the replicas that list it. Needs model discovery ({@link
+   * #modelDiscoveryInterval} above 0), which tells where each adapter is loaded.
+   *
+   * <p>A call for one of these adapters that no replica lists waits, within its deadline (as for
+   * a model no replica serves), while the client loads it on a replica of its base model; when
+   * every replica that lists it carries more than its share of the load, the client loads it on
+   * one more. The replica is the first, in an order fixed by the adapter's name (the same for
+   * every client), that lists fewer adapters than it runs at once ({@code max_lora}, from vLLM's
+   * {@code vllm:lora_requests_info} gauge, else 8), or that holds an adapter this client loaded
+   * and no call of this client is using, which is unloaded first, least recently used first. The
+   * client never goes past a replica's {@code max_lora} and never unloads an adapter it did not
+   * load. A replica that refuses a load is not asked for that adapter again for 30 s, and the
+   * next one is; when none has room, a warning is logged (once a minute) and the calls wait
+   * until their deadline.
+   *
+   * @param adapters the adapters, at most {@value #MAX_ADAPTERS_ON_DEMAND}, names distinct;
+   *     replaces any given before; none turns this off
+   * @return this builder
+   * @since 0.3.0
+   */
+  public LlmClientBuilder loadAdaptersOnDemand(LoraAdapter... adapters) {
+    return loadAdaptersOnDemand(List.of(adapters));
+  }
+
+  /**
+   * As {@link #loadAdaptersOnDemand(LoraAdapter...)}.
+   *
+   * @param adapters the adapters; not null, no null element
+   * @return this builder
+   * @since 0.3.0
+   */
+  public LlmClientBuilder loadAdaptersOnDemand(Collection<LoraAdapter> adapters) {
+    this.adaptersOnDemand = List.copyOf(requireNonNull(adapters, "adapters"));
     return this;
   }
 
@@ -515,6 +584,7 @@ public final class LlmClientBuilder {
       throw new IllegalArgumentException(
           "modelDiscoveryInterval must be 0 or in [1 s, 1 h], got " + discovery);
     }
+    checkAdaptersOnDemand();
     if (maxStreamResumptions < 0 || maxStreamResumptions > 10) {
       throw new IllegalArgumentException("maxStreamResumptions must be in [0, 10], got "
           + maxStreamResumptions);

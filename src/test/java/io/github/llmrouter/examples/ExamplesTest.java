@@ -71,7 +71,11 @@ class ExamplesTest {
 
   @Test
   void theModelsExampleSendsEveryCallToAReplicaOfItsModelFoundByDiscovery() {
-    assertThat(ModelsExample.run().lines()).containsExactly(
+    List<String> lines = ModelsExample.run().lines().toList();
+    assertThat(lines).hasSize(4);
+    // The replica the client loads chat-lora on follows from the replicas' ids (their ports).
+    assertThat(lines.get(0)).matches("chat-lora: answered by small-[01]; 1 replica\\(s\\) serve it");
+    assertThat(lines.subList(1, 4)).containsExactly(
         "llama-70b: answered by big-0; 1 replica(s) serve it",
         "llama-8b: answered by small-0, small-1; 2 replica(s) serve it",
         "sql-lora: answered by small-1; 1 replica(s) serve it");

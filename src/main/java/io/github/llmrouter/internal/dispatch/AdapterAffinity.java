@@ -58,17 +58,72 @@ public final class AdapterAffinity {
   /** Per fleet index: the adapters it runs at once, as it reported, else {@link #SLOTS}. */
   private final AtomicIntegerArray slots;
 
+  /**
+   * What the client does about adapters beyond ranking them: nothing, unless it loads them on
+   * demand. Implementations are thread-safe, fast and never throw.
+   */
+  interface Placement {
+    /** Does nothing. */
+    Placement NONE = (replicaId, adapter, attempt) -> attempt;
+
+    /**
+     * A call of {@code adapter} was sent to replica {@code replicaId}; returns what to tell its
+     * outcome to ({@code attempt}, or one that tells it too).
+     */
+    RoutedAttempt sent(String replicaId, long adapter, RoutedAttempt attempt);
+  }
+
+  private final String[] ids;
+  private final Placement placement;
+
   /** The affinity of the replicas of {@code replicas}, none believed to hold an adapter yet. */
   public AdapterAffinity(ReplicaSet replicas) {
+    this(replicas, Placement.NONE);
+  }
+
+  /** The same, telling {@code placement} what it needs to know. */
+  AdapterAffinity(ReplicaSet replicas, Placement placement) {
+    this.placement = placement;
     int n = replicas.size();
+    this.ids = new String[n];
     this.loaded = new AtomicReferenceArray<>(n);
     this.idHashes = new long[n];
     this.slots = new AtomicIntegerArray(n);
     for (int i = 0; i < n; i++) {
       slots.set(i, SLOTS);
       loaded.set(i, NONE);
+      ids[i] = replicas.get(i).id();
       idHashes[i] = Hashing.xxh64(replicas.get(i).id(), 0x10AAL);
     }
+  }
+
+  /** The affinity of another membership snapshot, with the same placement. */
+  AdapterAffinity next(ReplicaSet replicas) {
+    return new AdapterAffinity(replicas, placement);
+  }
+
+  /** {@return how many adapters replica {@code replica} runs at once, as reported, else SLOTS} */
+  int slots(int replica) {
+    return slots.get(replica);
+  }
+
+  /**
+   * {@code indices} (fleet indices) in {@code adapter}'s rendezvous order: by descending weight
+   * of the adapter with each replica's id, the same order for every client.
+   */
+  int[] rendezvous(long adapter, int[] indices) {
+    long[] keyed = new long[indices.length];
+    for (int k = 0; k < indices.length; k++) {
+      // The weight in the high bits, the position in the low ones: one sort orders both.
+      long weight = Hashing.mix64(adapter ^ idHashes[indices[k]]) & ~0xFFFFL;
+      keyed[k] = weight | k;
+    }
+    Arrays.sort(keyed);
+    int[] order = new int[indices.length];
+    for (int k = 0; k < indices.length; k++) {
+      order[k] = indices[(int) (keyed[indices.length - 1 - k] & 0xFFFFL)];
+    }
+    return order;
   }
 
   /** {@return the hash by which adapter {@code name} is known} */
@@ -157,7 +212,7 @@ public final class AdapterAffinity {
 
     @Override
     public int next() {
-      Share share = new Share();
+      Share share = new Share(load, members);
       // Loaded and within share, in the policy's order, drawing from it only as far as needed.
       for (int k = 0; ; k++) {
         if (k == drawnCount && !draw()) break;
@@ -214,18 +269,8 @@ public final class AdapterAffinity {
     private int[] rendezvous() {
       int[] order = rendezvous;
       if (order != null) return order;
-      long[] keyed = new long[drawnCount];
-      for (int k = 0; k < drawnCount; k++) {
-        // The weight in the high bits, the position in the low ones: one sort orders both.
-        long weight = Hashing.mix64(adapter ^ idHashes[drawn[k]]) & ~0xFFFFL;
-        keyed[k] = weight | k;
-      }
-      Arrays.sort(keyed);
-      order = new int[drawnCount];
-      for (int k = 0; k < drawnCount; k++) {
-        order[k] = drawn[(int) (keyed[drawnCount - 1 - k] & 0xFFFFL)];
-      }
-      return rendezvous = order;
+      return rendezvous = AdapterAffinity.this.rendezvous(adapter,
+          Arrays.copyOf(drawn, drawnCount));
     }
 
     @Override
@@ -236,7 +281,7 @@ public final class AdapterAffinity {
     @Override
     public RoutedAttempt sent(int index, long nanos, boolean streamed) {
       used(index, adapter);
-      return byPolicy.sent(index, nanos, streamed);
+      return placement.sent(ids[index], adapter, byPolicy.sent(index, nanos, streamed));
     }
 
     @Override
@@ -253,36 +298,44 @@ public final class AdapterAffinity {
     public String versusRunnerUp() {
       return firstIsPolicys ? byPolicy.versusRunnerUp() : "";
     }
+  }
 
-    /** The members' load as it is now, and the share each may carry. */
-    private final class Share {
-      private final long now = load.now();
-      private final boolean reported;
-      private final double bound;
+  /**
+   * The load of a group of replicas as it is now, and the share each may carry: at most {@link
+   * #LOAD_FACTOR} times the group's mean, the call being placed included, plus one.
+   */
+  static final class Share {
+    private final LoadView load;
+    private final long now;
+    private final boolean reported;
+    private final double bound;
 
-      Share() {
-        long sum = 0;
-        boolean all = true;
-        for (int i : members) {
-          int r = load.reportedLoad(i, now);
-          if (r < 0) {
-            all = false;
-            break;
-          }
-          sum += r;
+    /** The share of each replica of {@code group} (fleet indices, at least one) of {@code load}. */
+    Share(LoadView load, int[] group) {
+      this.load = load;
+      this.now = load.now();
+      long sum = 0;
+      boolean all = true;
+      for (int i : group) {
+        int r = load.reportedLoad(i, now);
+        if (r < 0) {
+          all = false;
+          break;
         }
-        reported = all;
-        if (!all) {
-          sum = 0;
-          for (int i : members) sum += load.inFlight(i);
-        }
-        bound = LOAD_FACTOR * (sum + 1) / members.length + 1;
+        sum += r;
       }
+      reported = all;
+      if (!all) {
+        sum = 0;
+        for (int i : group) sum += load.inFlight(i);
+      }
+      bound = LOAD_FACTOR * (sum + 1) / group.length + 1;
+    }
 
-      boolean admits(int i) {
-        int l = reported ? load.reportedLoad(i, now) : load.inFlight(i);
-        return l <= bound;
-      }
+    /** Whether replica {@code i} is within its share. */
+    boolean admits(int i) {
+      int l = reported ? load.reportedLoad(i, now) : load.inFlight(i);
+      return l <= bound;
     }
   }
 }

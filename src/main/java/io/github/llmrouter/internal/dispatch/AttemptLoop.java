@@ -255,6 +255,7 @@ final class AttemptLoop<R> {
     }
     ServedModels models = table.models;
     boolean forReplica = models != null && models.awaitsReplica(model);
+    if (forReplica) dispatcher.fleet.adapterNeeded(model); // an adapter loaded on demand
     if (table.picker != null && !forReplica) {
       // Replicas are there, but some have yet to list their models: a listing ends within its
       // timeout, so the wait is bounded by it even if the listing's end were never heard.

@@ -7,14 +7,21 @@ import io.github.llmrouter.internal.health.ReplicaStatus;
 import io.github.llmrouter.internal.health.StatusTracker;
 import io.github.llmrouter.internal.load.AdapterActivity;
 import io.github.llmrouter.internal.load.LocalLoad;
+import io.github.llmrouter.internal.transport.AdapterLoader;
 import io.github.llmrouter.internal.transport.LoadReportSink;
 import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.internal.transport.ModelListingSink;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.load.LoadReport;
+import io.github.llmrouter.replica.LoraAdapter;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import io.github.llmrouter.routing.RoutedAttempt;
 import io.github.llmrouter.routing.RoutingPolicy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,6 +60,13 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
   private volatile Runnable relist = () -> { };
   /** Asks one replica for its models again; a no-op unless they are asked. */
   private volatile Consumer<String> relistOne = id -> { };
+  /** Loads LoRA adapters on demand; null unless the client does. */
+  private volatile @Nullable AdapterPlacement placement;
+  /** What every routing table's adapter affinity tells the placement, if there is one. */
+  private final AdapterAffinity.Placement placementHook = (replicaId, adapter, attempt) -> {
+    AdapterPlacement p = placement;
+    return p == null ? attempt : p.sent(replicaId, adapter, attempt);
+  };
 
   /**
    * An empty fleet.
@@ -75,7 +89,7 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
     statuses.onReachedAgain(breakers::reachable);
     this.table = RoutingTable.initial(
         LocalLoad.of(none, config.ticker(), config.reportStaleAfter()), policy,
-        Eligibility.of(statuses, breakers, config.retry().maxRetryAfter(), none));
+        Eligibility.of(statuses, breakers, config.retry().maxRetryAfter(), none), placementHook);
     this.readiness = new FleetReadiness(config.maxWaitingCalls());
     readiness.onTable(table.replicas, false);
     if (config.admission().enabled()) {
@@ -96,6 +110,12 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
     requireNonNull(replicas, "replicas");
     if (!replicas.equals(table.replicas)) {
       models.membership(replicas);
+      AdapterPlacement p = placement;
+      if (p != null) {
+        Set<String> ids = new HashSet<>();
+        for (Replica r : replicas.replicas()) ids.add(r.id());
+        p.keepOnly(ids);
+      }
       table = table.next(replicas, policy, models.served(replicas));
     }
     published();
@@ -120,6 +140,48 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
     this.relist = requireNonNull(relist, "relist");
     this.relistOne = requireNonNull(relistOne, "relistOne");
     models.listing();
+  }
+
+  /**
+   * Loads {@code adapters} on demand on replicas of their base models, through {@code loader}: a
+   * call for one that no replica lists waits for a replica, as for a model once served. Called
+   * once, after {@link #listModels} and before the first snapshot.
+   */
+  public synchronized void placeAdapters(List<LoraAdapter> adapters, AdapterLoader loader) {
+    placement = new AdapterPlacement(adapters, loader, this, ticker);
+    List<String> names = new ArrayList<>();
+    for (LoraAdapter a : adapters) names.add(a.name());
+    models.expect(names);
+  }
+
+  /** A call waits for a replica of {@code model}: if it is an adapter loaded on demand, load it. */
+  void adapterNeeded(String model) {
+    AdapterPlacement p = placement;
+    if (p != null) p.needed(model);
+  }
+
+  /**
+   * This client loaded {@code adapter} of {@code baseModel} on {@code replica}, or (null base)
+   * is unloading it: its listing says so until the replica is listed again.
+   */
+  synchronized void adapterChanged(Replica replica, String adapter, @Nullable String baseModel) {
+    ModelList last = models.listing(replica.id());
+    if (last == null) return;
+    Set<String> served = new LinkedHashSet<>(last.models());
+    Map<String, String> parents = new HashMap<>(last.parents());
+    if (baseModel != null) {
+      served.add(adapter);
+      parents.put(adapter, baseModel);
+    } else {
+      served.remove(adapter);
+      parents.remove(adapter);
+    }
+    listed(replica, new ModelList(served, last.unloaded(), parents));
+  }
+
+  /** Asks {@code replica} for its models again (at most once a second). */
+  void relist(Replica replica) {
+    relistOne.accept(replica.id());
   }
 
   /**
@@ -263,9 +325,14 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
     return readiness.firstReady();
   }
 
-  /** Fails the calls waiting for replicas, and every later wait; called when the client closes. */
+  /**
+   * Fails the calls waiting for replicas, and every later wait, and cancels adapter loads in
+   * flight; called when the client closes.
+   */
   public void close() {
     readiness.close();
+    AdapterPlacement p = placement;
+    if (p != null) p.close();
   }
 
   RoutingTable table() {

@@ -3,6 +3,7 @@ package io.github.llmrouter.internal.dispatch;
 import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.replica.Replica;
 import io.github.llmrouter.replica.ReplicaSet;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -30,6 +31,20 @@ final class ModelCatalog {
   /** Replicas that declare no models are listed from now on (before the first snapshot). */
   void listing() {
     listing = true;
+  }
+
+  /**
+   * Models calls may ask for before any replica serves them (adapters the client loads on
+   * demand): a call for one waits for a replica, as for a model once served.
+   */
+  void expect(Collection<String> models) {
+    remember(known, new LinkedHashSet<>(models));
+  }
+
+  /** {@return the last listing of replica {@code id}, or null} */
+  @Nullable ModelList listing(String id) {
+    ServedModels.Listing l = listings.get(id);
+    return l == null ? null : l.list();
   }
 
   /** A new membership: replicas that left, or whose description changed, lose their listing. */

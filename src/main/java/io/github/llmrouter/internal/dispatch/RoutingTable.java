@@ -62,16 +62,17 @@ final class RoutingTable {
   }
 
   /** The first table, over a load view configured by the caller (staleness, ticker). */
-  static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility) {
+  static RoutingTable initial(LocalLoad load, RoutingPolicy policy, Eligibility eligibility,
+      AdapterAffinity.Placement placement) {
     ReplicaSet replicas = load.replicas();
     return new RoutingTable(replicas, load, replicas.isEmpty() ? null : policy.newPicker(replicas),
-        eligibility, null, policy, new AdapterAffinity(replicas));
+        eligibility, null, policy, new AdapterAffinity(replicas, placement));
   }
 
   RoutingTable next(ReplicaSet replicas, RoutingPolicy policy, @Nullable ServedModels models) {
     return new RoutingTable(replicas, load.next(replicas),
         replicas.isEmpty() ? null : policy.newPicker(replicas), eligibility.next(replicas), models,
-        policy, new AdapterAffinity(replicas));
+        policy, adapters.next(replicas));
   }
 
   /** This table with other served models: what a new listing changed. */

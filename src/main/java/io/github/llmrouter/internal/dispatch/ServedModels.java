@@ -122,6 +122,21 @@ final class ServedModels {
         starting, gone, Set.copyOf(adapters));
   }
 
+  /** {@return whether replica {@code index} declares or lists {@code model}} */
+  boolean lists(int index, String model) {
+    return byIndex[index].contains(model);
+  }
+
+  /** {@return how many LoRA adapters replica {@code index} lists} */
+  int adapterCount(int index) {
+    if (adapters.isEmpty()) return 0;
+    int n = 0;
+    for (String m : byIndex[index]) {
+      if (adapters.contains(m)) n++;
+    }
+    return n;
+  }
+
   /** {@return whether some replica declares or lists {@code model}} */
   boolean claims(String model) {
     return claimed.contains(model);

@@ -448,7 +448,7 @@ class EligibleWalkTest {
     restarts(tracker, "r1");
     Eligibility eligibility = Eligibility.of(tracker, noBreakers(), Duration.ZERO, two);
     RoutingTable table = RoutingTable.initial(LocalLoad.of(two), PrefixHash.builder().build(),
-        eligibility);
+        eligibility, AdapterAffinity.Placement.NONE);
     RoutingRequest r = declinedBelow(StatusTracker.SLOW_START_MIN_SHARE, eligibility);
     InOrder ranking = new InOrder(1, 0);
     ranking.estimatedWaitSeconds = 0.25;
@@ -471,7 +471,7 @@ class EligibleWalkTest {
     ReplicaSet one = named(1);
     Eligibility eligibility = Eligibility.of(warmTracker(one), noBreakers(), Duration.ZERO, one);
     RoutingTable table = RoutingTable.initial(LocalLoad.of(one), PrefixHash.builder().build(),
-        eligibility);
+        eligibility, AdapterAffinity.Placement.NONE);
     double[] estimates = {0, Math.nextDown(1e9), 1e9, -1, Double.NaN};
     List<Duration> reported = new ArrayList<>();
     for (double estimate : estimates) {
