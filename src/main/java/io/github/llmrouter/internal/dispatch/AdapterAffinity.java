@@ -14,17 +14,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where a LoRA adapter's calls go among the replicas that can serve it. An engine runs a few
  * adapters at once ({@code max_lora}) and swaps the others in on demand, stalling its batch while
- * it loads one; so an adapter's calls go first to the replicas believed to have it loaded, in the
- * policy's order, while they are within their share of the load; then to the others in an order
- * fixed by the adapter's name (rendezvous hashing), so that every client sends a cold adapter to
- * the same replica and a hot one spreads over the same few as its load grows; then to the rest
- * in the policy's order.
+ * it loads one; so an adapter's calls go first to the replicas believed to have it loaded while
+ * they are within their share of the load (the policy's first or second pick if it is one, else
+ * in an order fixed by the adapter's name: rendezvous hashing); then to the others within their
+ * share in that order, so that every client sends a cold adapter to the same replica and a hot
+ * one spreads over the same few as its load grows; then to the rest in the policy's order.
  *
  * <p>A replica is believed to have an adapter loaded if this client sent it one of the adapter's
  * calls since it last sent calls of as many other adapters there as it runs at once ({@code
  * max_lora} as it reports, else {@link #SLOTS}), or a load report showed the adapter running or
- * waiting there since ({@link #reported}). A replica is within its share when
- * its load is at most {@link #LOAD_FACTOR} times the mean load of the adapter's replicas, the
+ * waiting there since ({@link #reported}). A replica is within its share when its load is at most {@link #LOAD_FACTOR} times the mean load of the adapter's replicas, the
  * call being placed included, plus one: their reported load (waiting and running, every
  * client's) when all of them report it, else this client's calls in flight.
  *
@@ -48,6 +47,13 @@ public final class AdapterAffinity {
    * prompt's prefill.
    */
   static final double LOAD_FACTOR = 1.5;
+
+  /**
+   * The policy's first picks looked at for a replica that has the adapter loaded: {@value}. Past
+   * them, loaded replicas are taken in the adapter's rendezvous order, so that a decision costs a
+   * few of the policy's picks, not a ranking of every replica.
+   */
+  static final int LOOKAHEAD = 2;
 
   private static final long[] NONE = new long[0];
 
@@ -187,19 +193,21 @@ public final class AdapterAffinity {
   private final class AdapterRanking implements Ranking {
     private final long adapter;
     private final Ranking byPolicy;
+    /** The adapter's replicas, fleet indices, ascending. */
     private final int[] members;
     private final LoadView load;
     /** The policy's order as drawn so far, fleet indices. */
     private final int[] drawn;
     private int drawnCount;
     private boolean policyDone;
-    /** Per position in {@link #drawn}: whether it was returned. */
+    /** Per position in {@link #members}: whether it was returned. */
     private final boolean[] returned;
     /** The members in rendezvous order, made when first needed. */
     private int @Nullable [] rendezvous;
     private String reason = "adapter loaded here";
-    /** What the policy said of its own first choice, if that was returned first. */
+    /** Whether the last index returned is the policy's own first choice, returned first. */
     private boolean firstIsPolicys;
+    private int given;
 
     AdapterRanking(long adapter, Ranking byPolicy, int[] members, LoadView load) {
       this.adapter = adapter;
@@ -213,37 +221,50 @@ public final class AdapterAffinity {
     @Override
     public int next() {
       Share share = new Share(load, members);
-      // Loaded and within share, in the policy's order, drawing from it only as far as needed.
-      for (int k = 0; ; k++) {
-        if (k == drawnCount && !draw()) break;
+      // The policy's first picks, if one has the adapter loaded and is within its share.
+      while (drawnCount < LOOKAHEAD && draw()) { }
+      for (int k = 0; k < Math.min(drawnCount, LOOKAHEAD); k++) {
         int i = drawn[k];
-        if (!returned[k] && isLoaded(i, adapter) && share.admits(i)) {
-          reason = "adapter loaded here";
-          return give(k);
+        if (!isReturned(i) && isLoaded(i, adapter) && share.admits(i)) {
+          return give(i, k == 0 ? null : "adapter loaded here");
         }
       }
-      // Within share, in the adapter's rendezvous order.
-      for (int i : rendezvous()) {
-        int k = positionOf(i);
-        if (!returned[k] && share.admits(i)) {
-          reason = "adapter's next replica";
-          return give(k);
+      // Then, in the adapter's rendezvous order: loaded and within share, then within share.
+      int[] order = rendezvous();
+      for (int i : order) {
+        if (!isReturned(i) && isLoaded(i, adapter) && share.admits(i)) {
+          return give(i, "adapter loaded here");
         }
+      }
+      for (int i : order) {
+        if (!isReturned(i) && share.admits(i)) return give(i, "adapter's next replica");
       }
       // Everything else, in the policy's order.
-      for (int k = 0; k < drawnCount; k++) {
-        if (!returned[k]) {
-          reason = "adapter's replicas busy";
-          return give(k);
-        }
+      for (int k = 0; ; k++) {
+        if (k == drawnCount && !draw()) break;
+        if (!isReturned(drawn[k])) return give(drawn[k], "adapter's replicas busy");
+      }
+      for (int i : members) { // a policy that ranked fewer than all (it should not)
+        if (!isReturned(i)) return give(i, "adapter's replicas busy");
       }
       return -1;
     }
 
-    private int give(int k) {
-      firstIsPolicys = drawnCount == 1 && k == 0;
-      returned[k] = true;
-      return drawn[k];
+    /**
+     * Returns {@code i}, chosen for {@code why}; null: the policy's own first choice, whose
+     * reason and estimates are the policy's.
+     */
+    private int give(int i, @Nullable String why) {
+      firstIsPolicys = why == null && given == 0;
+      reason = why == null ? "adapter loaded here" : why;
+      given++;
+      returned[Arrays.binarySearch(members, i)] = true;
+      return i;
+    }
+
+    private boolean isReturned(int i) {
+      int k = Arrays.binarySearch(members, i);
+      return k < 0 || returned[k];
     }
 
     /** Draws the policy's next replica; false when it has none left. */
@@ -258,19 +279,11 @@ public final class AdapterAffinity {
       return true;
     }
 
-    private int positionOf(int fleetIndex) {
-      for (int k = 0; k < drawnCount; k++) {
-        if (drawn[k] == fleetIndex) return k;
-      }
-      throw new IllegalStateException("replica " + fleetIndex + " was not ranked");
-    }
-
-    /** The drawn replicas by descending rendezvous weight (the policy has been drawn dry). */
+    /** The members by descending rendezvous weight. */
     private int[] rendezvous() {
       int[] order = rendezvous;
       if (order != null) return order;
-      return rendezvous = AdapterAffinity.this.rendezvous(adapter,
-          Arrays.copyOf(drawn, drawnCount));
+      return rendezvous = AdapterAffinity.this.rendezvous(adapter, members);
     }
 
     @Override

@@ -115,6 +115,18 @@ class AdapterAffinityTest {
   }
 
   @Test
+  void aLoadedReplicaPastThePolicysFirstPicksIsStillFoundWithoutRankingEveryReplica() {
+    AdapterAffinity affinity = new AdapterAffinity(fleet);
+    long adapter = AdapterAffinity.hash("lora-far");
+    affinity.used(3, adapter);
+    Fixed policy = new Fixed(0, 1, 2, 3);
+    Ranking ranking = affinity.rank(adapter, policy, MEMBERS, load);
+    assertThat(ranking.next()).isEqualTo(3);
+    assertThat(ranking.reason()).isEqualTo("adapter loaded here");
+    assertThat(policy.next()).as("the policy was asked for its first two picks only").isEqualTo(2);
+  }
+
+  @Test
   void aLoadedReplicaTakesTheAdapterUntilItsShareOfTheLoadThenTheNextOneDoes() {
     AdapterAffinity affinity = new AdapterAffinity(fleet);
     long adapter = AdapterAffinity.hash("lora-hot");
@@ -191,6 +203,19 @@ class AdapterAffinityTest {
     // Only replica 2 is busy: it comes last, after the others, whatever the policy says.
     assertThat(all(affinity.rank(adapter, new Fixed(2, 0, 1, 3), MEMBERS, load)))
         .endsWith(2).containsExactlyInAnyOrder(0, 1, 2, 3);
+  }
+
+  @Test
+  void replicasPastTheirShareComeLastInThePolicysOrder() {
+    AdapterAffinity affinity = new AdapterAffinity(fleet);
+    long adapter = AdapterAffinity.hash("lora-d");
+    for (int n = 0; n < 8; n++) {
+      load.counter(2).acquire();
+      load.counter(0).acquire();
+    }
+    List<Integer> order = all(affinity.rank(adapter, new Fixed(2, 0, 3, 1), MEMBERS, load));
+    assertThat(order.subList(0, 2)).containsExactlyInAnyOrder(1, 3);
+    assertThat(order.subList(2, 4)).containsExactly(2, 0);
   }
 
   @Property(tries = 200)
