@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The optional dependencies (the fabric8 client for {@code replica.kubernetes}; Micrometer for
- * {@code micrometer}; openai-java for {@code openai}; LangChain4j for {@code langchain4j}) are
+ * {@code micrometer}; openai-java for {@code openai}; LangChain4j for {@code langchain4j}; Spring
+ * Boot for {@code spring}) are
  * never needed by the core. Proven twice: the client runs in a class loader whose class path has
  * none of them (nor what they bring: Vert.x, Netty, HdrHistogram, OpenTelemetry, Prometheus,
  * Jackson 2's databind), and no compiled class outside their packages refers to them.
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.Test;
 class CoreWithoutOptionalJarsTest {
   private static final List<String> OPTIONAL = List.of("/io/fabric8/", "/io/vertx/", "/io/netty/",
       "/io/micrometer/", "/org/hdrhistogram/", "/org/latencyutils/", "/io/opentelemetry/",
-      "/io/prometheus/", "/com/openai/", "/dev/langchain4j/",
+      "/io/prometheus/", "/com/openai/", "/dev/langchain4j/", "/org/springframework/",
       "/com/fasterxml/jackson/core/jackson-databind/", "/com/fasterxml/jackson/core/jackson-core/");
 
   @Test
@@ -69,6 +70,8 @@ class CoreWithoutOptionalJarsTest {
           .isInstanceOf(ClassNotFoundException.class);
       assertThatThrownBy(() -> Class.forName("dev.langchain4j.http.client.HttpClient", false,
           bare)).isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> Class.forName("org.springframework.context.ApplicationContext",
+          false, bare)).isInstanceOf(ClassNotFoundException.class);
       Class<?> probe = Class.forName(Probe.class.getName(), true, bare);
       assertThat(probe.getClassLoader()).isSameAs(bare);
       Object answer = probe.getMethod("run").invoke(null);
@@ -90,6 +93,7 @@ class CoreWithoutOptionalJarsTest {
           offenders.add(relative);
         }
         if (!relative.startsWith("io/github/llmrouter/micrometer/")
+            && !relative.startsWith("io/github/llmrouter/spring/") // binds the meters
             && bytes.contains("io/micrometer")) {
           offenders.add(relative);
         }
@@ -98,6 +102,10 @@ class CoreWithoutOptionalJarsTest {
         }
         if (!relative.startsWith("io/github/llmrouter/langchain4j/")
             && bytes.contains("dev/langchain4j")) {
+          offenders.add(relative);
+        }
+        if (!relative.startsWith("io/github/llmrouter/spring/")
+            && bytes.contains("org/springframework")) {
           offenders.add(relative);
         }
       }

@@ -1,5 +1,6 @@
 package com.example.boot;
 
+import com.example.auto.AutoConfigured;
 import com.example.calls.RoutedCalls;
 import io.github.llmrouter.LlmClient;
 import io.github.llmrouter.emulator.EmulatedReplica;
@@ -13,13 +14,17 @@ import org.springframework.context.annotation.Bean;
 /**
  * A Spring Boot application with an {@link LlmClient} bean over two emulated replicas on
  * loopback; its runner makes the routed calls, and the application exits non-zero if any fails.
- * Built against Spring Boot 3.5 and 4.0 by the consumer projects of those names.
+ * Then {@link AutoConfigured}, which defines no client, gets one from llm-router's
+ * auto-configuration. Built against Spring Boot 3.5 and 4.0 by the consumer projects of those
+ * names.
  */
 @SpringBootApplication
 public class Application {
 
   public static void main(String[] args) {
-    System.exit(SpringApplication.exit(SpringApplication.run(Application.class, args)));
+    int code = SpringApplication.exit(SpringApplication.run(Application.class, args));
+    if (code == 0) code = AutoConfigured.run(); // no LlmClient bean: made from properties
+    System.exit(code);
   }
 
   @Bean

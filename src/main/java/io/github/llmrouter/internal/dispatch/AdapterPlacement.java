@@ -2,6 +2,8 @@ package io.github.llmrouter.internal.dispatch;
 
 import io.github.llmrouter.api.Ticker;
 import io.github.llmrouter.internal.transport.AdapterLoader;
+import io.github.llmrouter.internal.transport.ModelDiscovery;
+import io.github.llmrouter.internal.transport.ModelList;
 import io.github.llmrouter.internal.transport.RateLimitedLog;
 import io.github.llmrouter.replica.LoraAdapter;
 import io.github.llmrouter.replica.Replica;
@@ -37,6 +39,11 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
   private static final Logger log = LoggerFactory.getLogger(AdapterPlacement.class);
   /** How long a replica that refused to load an adapter is not asked for it again: 30 s. */
   static final long REFUSAL_NANOS = TimeUnit.SECONDS.toNanos(30);
+  /**
+   * How long after an unload a listing that still shows the adapter is taken to be older than
+   * the unload: twice a listing's timeout, so that every listing asked before it has ended.
+   */
+  static final long UNLOADED_NANOS = 2 * ModelDiscovery.LISTING_TIMEOUT.toNanos();
 
   private final Map<String, LoraAdapter> byName = new HashMap<>();
   private final Map<Long, LoraAdapter> byHash = new HashMap<>();
@@ -51,6 +58,11 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
   private final Map<String, LinkedHashMap<String, Use>> ours = new HashMap<>();
   /** Per replica id and adapter name: until when not to ask it to load that adapter. */
   private final Map<String, Long> refusedUntil = new HashMap<>();
+  /**
+   * Per replica id and adapter name: an adapter this client unloaded there, and until when a
+   * listing that still shows it is taken to have been asked before the unload.
+   */
+  private final Map<String, Long> unloadedUntil = new HashMap<>();
 
   /** This client's calls of one adapter it loaded on one replica. */
   private static final class Use {
@@ -170,6 +182,8 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
       if (victim != null) {
         LinkedHashMap<String, Use> there = ours.get(target.id());
         if (there != null) there.remove(victim);
+        // Until the unload has ended and a listing asked after it has come, none shows it.
+        unloadedUntil.put(key(target.id(), victim), Long.MAX_VALUE);
       }
     }
     Replica replica = target;
@@ -180,7 +194,11 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     } else {
       // Out of the listing first, so that no call goes there while it is unloaded.
       fleet.adapterChanged(replica, evicted, null);
-      room = loader.unload(replica, evicted);
+      room = loader.unload(replica, evicted).whenComplete((o, t) -> {
+        synchronized (this) {
+          unloadedUntil.put(key(replica.id(), evicted), ticker.read() + UNLOADED_NANOS);
+        }
+      });
     }
     room.thenCompose(o -> o == AdapterLoader.Outcome.FAILED
             ? CompletableFuture.completedFuture(o) : loader.load(replica, a.name(), a.path()))
@@ -193,6 +211,7 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     boolean retry = false;
     synchronized (this) {
       placing.remove(a.name());
+      if (outcome != AdapterLoader.Outcome.FAILED) unloadedUntil.remove(key(replica.id(), a.name()));
       switch (outcome) {
         case DONE -> ours.computeIfAbsent(replica.id(), id -> new LinkedHashMap<>(8, 0.75f, true))
             .put(a.name(), new Use());
@@ -226,10 +245,32 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     return null;
   }
 
+  /**
+   * {@code listed}, less the adapters this client unloaded from replica {@code replicaId} so
+   * recently that the listing may have been asked before: a listing answered during an unload
+   * must not bring calls back to an adapter about to be gone.
+   */
+  synchronized ModelList withoutUnloaded(String replicaId, ModelList listed) {
+    if (unloadedUntil.isEmpty()) return listed;
+    long now = ticker.read();
+    unloadedUntil.values().removeIf(until -> until - now < 0);
+    Set<String> models = null;
+    for (String m : listed.parents().keySet()) {
+      if (!unloadedUntil.containsKey(key(replicaId, m))) continue;
+      if (models == null) models = new HashSet<>(listed.models());
+      models.remove(m);
+    }
+    if (models == null) return listed;
+    Map<String, String> parents = new HashMap<>(listed.parents());
+    parents.keySet().retainAll(models);
+    return new ModelList(models, listed.unloaded(), parents);
+  }
+
   /** Replicas left the fleet: what this client loaded there is forgotten. */
   synchronized void keepOnly(Set<String> replicaIds) {
     ours.keySet().retainAll(replicaIds);
     refusedUntil.keySet().removeIf(k -> !replicaIds.contains(k.substring(0, k.indexOf('\n'))));
+    unloadedUntil.keySet().removeIf(k -> !replicaIds.contains(k.substring(0, k.indexOf('\n'))));
   }
 
   private static String key(String replicaId, String adapter) {

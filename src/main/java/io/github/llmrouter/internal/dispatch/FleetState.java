@@ -198,6 +198,8 @@ public final class FleetState implements LoadReportSink, ModelListingSink {
    */
   @Override
   public synchronized void listed(Replica replica, @Nullable ModelList listed) {
+    AdapterPlacement p = placement;
+    if (p != null && listed != null) listed = p.withoutUnloaded(replica.id(), listed);
     if (!models.listed(table.replicas, replica, listed)) return;
     table = table.withModels(models.served(table.replicas), policy);
     published();
