@@ -44,6 +44,8 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
    * the unload: twice a listing's timeout, so that every listing asked before it has ended.
    */
   static final long UNLOADED_NANOS = 2 * ModelDiscovery.LISTING_TIMEOUT.toNanos();
+  /** In {@link #unloadedUntil}: the unload has not ended yet. */
+  private static final long UNLOADING = Long.MAX_VALUE;
 
   private final Map<String, LoraAdapter> byName = new HashMap<>();
   private final Map<Long, LoraAdapter> byHash = new HashMap<>();
@@ -182,8 +184,7 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
       if (victim != null) {
         LinkedHashMap<String, Use> there = ours.get(target.id());
         if (there != null) there.remove(victim);
-        // Until the unload has ended and a listing asked after it has come, none shows it.
-        unloadedUntil.put(key(target.id(), victim), Long.MAX_VALUE);
+        unloading(target.id(), victim);
       }
     }
     Replica replica = target;
@@ -194,11 +195,8 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     } else {
       // Out of the listing first, so that no call goes there while it is unloaded.
       fleet.adapterChanged(replica, evicted, null);
-      room = loader.unload(replica, evicted).whenComplete((o, t) -> {
-        synchronized (this) {
-          unloadedUntil.put(key(replica.id(), evicted), ticker.read() + UNLOADED_NANOS);
-        }
-      });
+      room = loader.unload(replica, evicted)
+          .whenComplete((o, t) -> unloaded(replica.id(), evicted));
     }
     room.thenCompose(o -> o == AdapterLoader.Outcome.FAILED
             ? CompletableFuture.completedFuture(o) : loader.load(replica, a.name(), a.path()))
@@ -245,6 +243,19 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     return null;
   }
 
+  /** This client starts unloading {@code adapter} from {@code replicaId}: no listing shows it. */
+  synchronized void unloading(String replicaId, String adapter) {
+    unloadedUntil.put(key(replicaId, adapter), UNLOADING);
+  }
+
+  /**
+   * The unload ended: a listing may show the adapter again once every listing asked before the
+   * unload has ended.
+   */
+  synchronized void unloaded(String replicaId, String adapter) {
+    unloadedUntil.put(key(replicaId, adapter), ticker.read() + UNLOADED_NANOS);
+  }
+
   /**
    * {@code listed}, less the adapters this client unloaded from replica {@code replicaId} so
    * recently that the listing may have been asked before: a listing answered during an unload
@@ -253,7 +264,7 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
   synchronized ModelList withoutUnloaded(String replicaId, ModelList listed) {
     if (unloadedUntil.isEmpty()) return listed;
     long now = ticker.read();
-    unloadedUntil.values().removeIf(until -> until - now < 0);
+    unloadedUntil.values().removeIf(until -> until != UNLOADING && until - now < 0);
     Set<String> models = null;
     for (String m : listed.parents().keySet()) {
       if (!unloadedUntil.containsKey(key(replicaId, m))) continue;
