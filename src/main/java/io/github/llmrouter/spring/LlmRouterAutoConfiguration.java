@@ -72,6 +72,9 @@ public class LlmRouterAutoConfiguration {
    */
   private static final Pattern SETTING = Pattern.compile("^(?:[A-Z][A-Za-z]*\\.)?([a-z][A-Za-z]*)");
 
+  /** Made by Spring Boot, which applies it when its conditions hold. */
+  public LlmRouterAutoConfiguration() {}
+
   /**
    * The router's meters ({@code LlmRouterMetrics}) in the application's {@code MeterRegistry},
    * when Micrometer is on the class path and the application has a registry (Spring Boot's
