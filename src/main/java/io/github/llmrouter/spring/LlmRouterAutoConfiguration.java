@@ -122,7 +122,7 @@ public class LlmRouterAutoConfiguration {
     try {
       return builder.build();
     } catch (IllegalArgumentException e) {
-      throw invalid("", e);
+      throw invalid("", LlmRouterProperties.class, e);
     }
   }
 
@@ -157,15 +157,18 @@ public class LlmRouterAutoConfiguration {
         .maxWaitingCalls(p.getMaxWaitingCalls())
         .maxStreamResumptions(p.getMaxStreamResumptions());
     LlmRouterProperties.Retry retry = p.getRetry();
-    b.retryPolicy(built("retry", () -> RetryPolicy.builder().maxAttempts(retry.getMaxAttempts())
-        .initialBackoff(retry.getInitialBackoff()).maxBackoff(retry.getMaxBackoff()).build()));
+    b.retryPolicy(built("retry", LlmRouterProperties.Retry.class,
+        () -> RetryPolicy.builder().maxAttempts(retry.getMaxAttempts())
+            .initialBackoff(retry.getInitialBackoff()).maxBackoff(retry.getMaxBackoff()).build()));
     LlmRouterProperties.LoadMonitoring load = p.getLoadMonitoring();
-    b.loadMonitoring(!load.isEnabled() ? LoadMonitoring.disabled() : built("load-monitoring",
-        () -> LoadMonitoring.builder().scrapeInterval(load.getScrapeInterval()).build()));
+    b.loadMonitoring(!load.isEnabled() ? LoadMonitoring.disabled()
+        : built("load-monitoring", LlmRouterProperties.LoadMonitoring.class,
+            () -> LoadMonitoring.builder().scrapeInterval(load.getScrapeInterval()).build()));
     LlmRouterProperties.HealthCheck health = p.getHealthCheck();
     if (health.isEnabled()) {
-      b.healthCheck(built("health-check", () -> HealthCheck.builder().path(health.getPath())
-          .interval(health.getInterval()).build()));
+      b.healthCheck(built("health-check", LlmRouterProperties.HealthCheck.class,
+          () -> HealthCheck.builder().path(health.getPath()).interval(health.getInterval())
+              .build()));
     }
     return b;
   }
@@ -181,32 +184,28 @@ public class LlmRouterAutoConfiguration {
   }
 
   /** Builds a nested setting's value; one out of range fails naming its property. */
-  private static <T> T built(String group, Supplier<T> build) {
+  private static <T> T built(String group, Class<?> properties, Supplier<T> build) {
     try {
       return build.get();
     } catch (IllegalArgumentException e) {
-      throw invalid(group, e);
+      throw invalid(group, properties, e);
     }
   }
 
   /**
    * The failure of a builder's check, naming the property it is about: a builder's message begins
    * with its setting's name ({@code connectTimeout must be ...}), which is {@code
-   * llm-router.connect-timeout} when that is a property of {@code group} ("" for the top level).
+   * llm-router.connect-timeout} when that is a field of {@code properties}, the class bound at
+   * {@code group} ("" for the top level).
    */
-  static IllegalStateException invalid(String group, IllegalArgumentException e) {
+  static IllegalStateException invalid(String group, Class<?> properties,
+      IllegalArgumentException e) {
     String message = String.valueOf(e.getMessage());
-    Class<?> of = switch (group) {
-      case "retry" -> LlmRouterProperties.Retry.class;
-      case "load-monitoring" -> LlmRouterProperties.LoadMonitoring.class;
-      case "health-check" -> LlmRouterProperties.HealthCheck.class;
-      default -> LlmRouterProperties.class;
-    };
     String prefix = group.isEmpty() ? "llm-router" : "llm-router." + group;
     Matcher m = SETTING.matcher(message);
     if (m.find()) {
       String setting = m.group(1);
-      for (Field f : of.getDeclaredFields()) {
+      for (Field f : properties.getDeclaredFields()) {
         if (!Modifier.isStatic(f.getModifiers()) && f.getName().equals(setting)) {
           prefix += "." + setting.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
           break;

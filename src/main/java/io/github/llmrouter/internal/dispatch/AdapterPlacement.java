@@ -84,11 +84,6 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     this.refusals = new RateLimitedLog(ticker, RateLimitedLog.MINUTE_NANOS);
   }
 
-  /** {@return whether {@code model} is one of the adapters loaded on demand} */
-  boolean manages(String model) {
-    return byName.containsKey(model);
-  }
-
   /** A call asks for {@code model}, which no replica lists: load it, if it is one of ours. */
   void needed(String model) {
     LoraAdapter a = byName.get(model);
