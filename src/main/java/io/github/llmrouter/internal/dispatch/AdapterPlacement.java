@@ -87,14 +87,14 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
   /** A call asks for {@code model}, which no replica lists: load it, if it is one of ours. */
   void needed(String model) {
     LoraAdapter a = byName.get(model);
-    if (a != null) place(a);
+    if (a != null) place(a, true);
   }
 
   @Override
   public RoutedAttempt sent(String replicaId, long adapter, RoutedAttempt attempt) {
     LoraAdapter a = byHash.get(adapter);
     if (a == null) return attempt;
-    if (crowded(a, replicaId)) place(a);
+    if (crowded(a, replicaId)) place(a, false);
     Use use;
     synchronized (this) {
       LinkedHashMap<String, Use> there = ours.get(replicaId);
@@ -141,8 +141,12 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     return n > 1 && !new AdapterAffinity.Share(table.load, Arrays.copyOf(base, n)).admits(chosen);
   }
 
-  /** Loads {@code a} on one more replica, if one has room and no placement of it is under way. */
-  private void place(LoraAdapter a) {
+  /**
+   * Loads {@code a} on one more replica, if one has room and no placement of it is under way;
+   * with {@code unlisted}, only if no replica lists it now (a call that waited for it may have
+   * read the fleet before a load of it ended).
+   */
+  private void place(LoraAdapter a, boolean unlisted) {
     Replica target;
     @Nullable String victim = null;
     synchronized (this) {
@@ -150,6 +154,7 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
       RoutingTable table = fleet.table();
       ServedModels models = table.models;
       if (models == null) return; // nothing listed yet: a listing brings the next table
+      if (unlisted && models.claims(a.name())) return;
       int[] all = new int[table.replicas.size()];
       for (int i = 0; i < all.length; i++) all[i] = i;
       long now = ticker.read();
@@ -196,11 +201,11 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
     room.thenCompose(o -> o == AdapterLoader.Outcome.FAILED
             ? CompletableFuture.completedFuture(o) : loader.load(replica, a.name(), a.path()))
         .whenComplete((o, t) -> loaded(replica, a, evicted,
-            o == null ? AdapterLoader.Outcome.FAILED : o));
+            o == null ? AdapterLoader.Outcome.FAILED : o, unlisted));
   }
 
   private void loaded(Replica replica, LoraAdapter a, @Nullable String evicted,
-      AdapterLoader.Outcome outcome) {
+      AdapterLoader.Outcome outcome, boolean unlisted) {
     boolean retry = false;
     synchronized (this) {
       placing.remove(a.name());
@@ -225,7 +230,7 @@ final class AdapterPlacement implements AdapterAffinity.Placement {
       }
     }
     fleet.relist(replica);
-    if (retry) place(a);
+    if (retry) place(a, unlisted);
   }
 
   /** The least recently used adapter this client loaded on {@code replicaId} and is not using. */
